@@ -1,0 +1,68 @@
+"""The Okey rules engine: pure Python, no Django, deterministic given a seed.
+
+The public API, in the spirit of python-chess:
+
+- tiles: :func:`parse_tile`, :func:`format_tile`, :func:`okey_of`, :func:`deal`,
+  :func:`new_seed`, :func:`commitment`, :data:`FAKE`;
+- melds: :func:`read_meld`, :func:`read_pair`, :class:`Meld`;
+- the solver: :mod:`games.engine.solver` (finishes, leftover, openings, pairs, workable tiles);
+- a hand: :class:`Hand` (``play``, ``view``, ``to_state``/``from_state``, ``replay``);
+- a match over several hands: :class:`Match`;
+- variants and options: :data:`VARIANTS`, :func:`default_options`, :func:`validate_options`;
+- errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
+- scenarios: :func:`run_scenario` (``python -m games.engine.scenario``).
+"""
+
+from .errors import ALL_ERRORS, MELD_ERRORS, MOVE_ERRORS, MeldError, MoveError
+from .hand import ACTIONS, Hand, MoveResult, event_for
+from .match import Match
+from .melds import Meld, read_meld, read_pair
+from .tiles import (
+    FAKE,
+    Deal,
+    TileError,
+    commitment,
+    deal,
+    format_tile,
+    new_seed,
+    okey_of,
+    parse_tile,
+)
+from .variants import VARIANTS, OptionsError, default_options, validate_options
+
+
+def run_scenario(scenario: dict[str, object]) -> dict[str, object]:
+    """Run one scenario of SCENARIOS.md (see :mod:`games.engine.scenario`)."""
+    from .scenario import run_scenario as run
+
+    return run(scenario)
+
+__all__ = [
+    "ACTIONS",
+    "ALL_ERRORS",
+    "FAKE",
+    "MELD_ERRORS",
+    "MOVE_ERRORS",
+    "VARIANTS",
+    "Deal",
+    "Hand",
+    "Match",
+    "Meld",
+    "MeldError",
+    "MoveError",
+    "MoveResult",
+    "OptionsError",
+    "TileError",
+    "commitment",
+    "deal",
+    "default_options",
+    "event_for",
+    "format_tile",
+    "new_seed",
+    "okey_of",
+    "parse_tile",
+    "read_meld",
+    "read_pair",
+    "run_scenario",
+    "validate_options",
+]

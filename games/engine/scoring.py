@@ -1,0 +1,158 @@
+"""End-of-hand tables and match outcomes for the four variants (RULES.md §2-5).
+
+``hand_scores`` returns what each seat scored this hand, penalties during the hand included:
+``classic`` as the change to the running score (finisher 0, others -2 ...), the other variants as
+penalty points (finisher negative, lower is better).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .solver import least_leftover
+from .tiles import FAKE, number_of
+from .variants import CLASSIC, DUZ, GOBEK17, OKEY51
+
+if TYPE_CHECKING:
+    from .hand import Hand
+
+CLASSIC_LOSS = {"normal": 2, "okey": 2, "pairs": 4, "colour": 8}
+
+
+def start_score(variant: str, options: Mapping[str, Any]) -> int:
+    """Running score before the first hand: ``start_score`` in countdown classic, else 0."""
+    if variant == CLASSIC and options.get("scoring", "countdown") == "countdown":
+        return int(options.get("start_score", 20))
+    return 0
+
+
+def multiplier(variant: str, doublings: Sequence[str]) -> int:
+    """The product of the doublings; in gobek17 the two forms of (b) together double once."""
+    kinds = set(doublings)
+    if variant == GOBEK17 and {"before_others_opened", "from_hand"} <= kinds:
+        kinds.discard("from_hand")
+    return 2 ** len(kinds)
+
+
+def _penalty_sums(hand: Hand) -> list[int]:
+    sums = [0] * hand.players
+    for p in hand.penalties:
+        sums[p["seat"]] += int(p["points"])
+    return sums
+
+
+def hand_scores(hand: Hand) -> list[int]:
+    base = {
+        CLASSIC: _classic,
+        DUZ: _duz,
+        OKEY51: _okey51,
+        GOBEK17: _gobek17,
+    }[hand.variant](hand)
+    return [b + p for b, p in zip(base, _penalty_sums(hand), strict=True)]
+
+
+def _classic(hand: Hand) -> list[int]:
+    r = hand.result
+    n = hand.players
+    if r["ending"] != "finish":
+        return [0] * n
+    finisher, kind = r["finisher"], r["kind"]
+    if hand.options["scoring"] == "plus_minus":
+        unit = 2 if kind == "pairs" else 1
+        bonus = 1 if r.get("drew_last_tile") else 0
+        return [unit + bonus if s == finisher else -unit for s in range(n)]
+    if kind == "sequential_colour":
+        # 004: the game is won at once; everyone else's score drops to zero.
+        penalties = _penalty_sums(hand)
+        return [
+            0 if s == finisher else -(hand.scores_before[s] + penalties[s]) for s in range(n)
+        ]
+    loss = CLASSIC_LOSS[kind] * r["multiplier"]
+    return [0 if s == finisher else -loss for s in range(n)]
+
+
+def _duz(hand: Hand) -> list[int]:
+    r = hand.result
+    if r["ending"] != "finish":
+        return [0] * hand.players
+    return [
+        0 if s == r["finisher"] else least_leftover(hand.racks[s], hand.okey, hand.wrap)
+        for s in range(hand.players)
+    ]
+
+
+def _rack_sum(hand: Hand, seat: int, wild_value: int) -> int:
+    total = 0
+    for t in hand.racks[seat]:
+        if t == hand.okey:
+            total += wild_value
+        else:
+            total += number_of(hand.okey if t == FAKE else t)
+    return total
+
+
+def _okey51(hand: Hand) -> list[int]:
+    r = hand.result
+    finisher = r.get("finisher")
+    big = r["ending"] == "finish" and r["kind"] in ("pairs", "okey")
+    out = []
+    for s in range(hand.players):
+        opened = hand.opened[s]
+        if s == finisher:
+            out.append(-1000 if big else -500)
+        elif opened is None:
+            out.append(1000 if big else 500)
+        else:
+            factor = 10 if (big or opened == "pairs") else 5
+            wild_flat = 1000 if opened == "pairs" else 500
+            wilds = sum(1 for t in hand.racks[s] if t == hand.okey)
+            out.append(_rack_sum(hand, s, 0) * factor + wilds * wild_flat)
+    return out
+
+
+def _gobek17(hand: Hand) -> list[int]:
+    r = hand.result
+    finisher = r.get("finisher")
+    out = []
+    for s in range(hand.players):
+        opened = hand.opened[s]
+        if s == finisher:
+            out.append(-1000)
+        elif opened is None:
+            out.append(1000)
+        else:
+            total = _rack_sum(hand, s, 500)
+            out.append(total * 2 if opened == "pairs" else total)
+    m = int(r["multiplier"])
+    return [x * m for x in out]
+
+
+def match_outcome(hand: Hand, scores: Sequence[int]) -> tuple[bool, list[int]]:
+    """(is the game over after this hand, the winning seats)."""
+    n = hand.players
+    r = hand.result
+    if hand.variant == CLASSIC:
+        if r.get("kind") == "sequential_colour":
+            return True, [r["finisher"]]
+        if hand.options["scoring"] == "countdown":
+            over = any(s <= 0 for s in scores)
+        else:
+            over = hand.number >= int(hand.options["hands"])
+        if not over:
+            return False, []
+        top = max(scores)
+        return True, [s for s in range(n) if scores[s] == top]
+    if hand.variant == DUZ:
+        if r["ending"] != "finish":
+            return True, []
+        low = min(scores)
+        return True, [s for s in range(n) if scores[s] == low]
+    if hand.number < int(hand.options.get("hands", 1)):
+        return False, []
+    if hand.options.get("partners"):
+        teams = [scores[0] + scores[2], scores[1] + scores[3]]
+        low = min(teams)
+        return True, [s for s in range(n) if teams[s % 2] == low]
+    low = min(scores)
+    return True, [s for s in range(n) if scores[s] == low]
