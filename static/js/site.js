@@ -1,0 +1,14 @@
+// Okey platform: site-wide behaviour. Loaded after htmx and its WebSocket extension.
+(function () {
+  "use strict";
+
+  // The ws extension queues messages sent while the socket is down and replays them on
+  // reconnect, where they may be stale moves: drop the queue whenever a socket opens.
+  // Views that show game state re-fetch it on htmx:wsOpen.
+  document.addEventListener("htmx:wsOpen", function (event) {
+    var socket = event.detail && event.detail.socketWrapper;
+    if (socket && socket.queue) {
+      socket.queue.length = 0;
+    }
+  });
+})();
