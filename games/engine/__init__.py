@@ -37,6 +37,7 @@ def run_scenario(scenario: dict[str, object]) -> dict[str, object]:
 
     return run(scenario)
 
+
 __all__ = [
     "ACTIONS",
     "ALL_ERRORS",

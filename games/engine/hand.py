@@ -22,8 +22,16 @@ from typing import Any
 from . import scoring
 from .errors import MeldError, MoveError
 from .melds import PAIR, RUN, SET, Meld, face_value, read_meld, read_pair
-from .solver import FINISH_RANK, finish_kind, fits_table, is_seven_pairs, one_colour, all_numbers
-from .solver import groups_into_melds, swaps_table
+from .solver import (
+    FINISH_RANK,
+    all_numbers,
+    finish_kind,
+    fits_table,
+    groups_into_melds,
+    is_seven_pairs,
+    one_colour,
+    swaps_table,
+)
 from .tiles import (
     FAKE,
     Deal,
@@ -287,7 +295,7 @@ class Hand:
 
     def _restore(self, state: dict[str, Any]) -> None:
         log, initial = self.log, self.initial
-        fresh = Hand.from_state(state)
+        fresh = Hand.from_state(state, copy_data=False)
         self.__dict__.update(fresh.__dict__)
         self.log, self.initial = log, initial
 
@@ -714,9 +722,7 @@ class Hand:
         okey_tile = m.swap(index, t, ident)
         self.racks[seat].append(okey_tile)
         self._mark_taken_used(seat, [t])
-        events: list[Event] = [
-            {"type": "swap", "seat": seat, "meld": m.id, "tile": format_tile(t)}
-        ]
+        events: list[Event] = [{"type": "swap", "seat": seat, "meld": m.id, "tile": format_tile(t)}]
         if not self.partners(seat, m.owner):
             points = 100 + number_of(ident) * 10
             events.append(self._penalty(m.owner, points, "swap", by=seat, tile=format_tile(t)))
@@ -808,7 +814,10 @@ class Hand:
 
     # ------------------------------------------------------------------ views and data
     def penalty_list(self) -> list[dict[str, Any]]:
-        return [{"seat": p["seat"], "points": p["points"], "reason": p["reason"]} for p in self.penalties]
+        return [
+            {"seat": p["seat"], "points": p["points"], "reason": p["reason"]}
+            for p in self.penalties
+        ]
 
     def view(self, seat: int) -> dict[str, Any]:
         """Exactly what ``seat`` may know: its own rack, never another rack or the pile order."""
@@ -824,7 +833,11 @@ class Hand:
             "turn": self.turn,
             "has_tile": self.has_tile if seat == self.turn else None,
             "must_draw": self.must_draw if seat == self.turn else False,
-            "taken": format_tile(self.taken["tile"]) if self.taken and seat == self.turn else None,
+            "taken": (
+                format_tile(self.taken["tile"])
+                if self.taken and not self.taken["used"] and seat == self.turn
+                else None
+            ),
             "rack": [format_tile(t) for t in self.racks[seat]],
             "rack_counts": [len(r) for r in self.racks],
             "indicator": format_tile(self.indicator),
@@ -836,7 +849,7 @@ class Hand:
             and self.last_discard == self.previous(seat)
             and not self.has_tile
             and not self.must_draw,
-            "table": [m.to_json() for m in self.table],
+            "table": [{**m.to_json(), "state": m.to_state()} for m in self.table],
             "opened": list(self.opened),
             "opening_bar": self.opening_bar() if self.open_variant else None,
             "pairs_needed": self.pairs_needed() if self.open_variant else None,
@@ -887,9 +900,10 @@ class Hand:
         }
 
     @classmethod
-    def from_state(cls, state: Mapping[str, Any]) -> Hand:
+    def from_state(cls, state: Mapping[str, Any], *, copy_data: bool = True) -> Hand:
+        """A hand from :meth:`to_state` data (copied unless ``copy_data`` is False)."""
         h = cls()
-        data = copy.deepcopy(dict(state))
+        data = copy.deepcopy(dict(state)) if copy_data else dict(state)
         table = data.pop("table")
         for key, value in data.items():
             setattr(h, key, value)

@@ -291,9 +291,7 @@ def _read_set(items: list[Item], okey: int) -> Meld:
         kind=SET,
         tiles=[t for t, _, _ in items],
         wild=[w for _, w, _ in items],
-        stands=[
-            (s if s is not None else UNSET) if w else effective(t, okey) for t, w, s in items
-        ],
+        stands=[(s if s is not None else UNSET) if w else effective(t, okey) for t, w, s in items],
     )
     meld._settle()
     return meld
@@ -310,11 +308,12 @@ def _read_run(items: list[Item], okey: int, wrap: bool) -> Meld:
             raise MeldError("suffix_mismatch", f"{format_tile(s)} is not of the run's colour")
     if len(items) > 13:
         raise MeldError("meld_too_long", "a run has at most 13 tiles")
-    known = [
-        (k, number_of(effective(t, okey) if not w else s))
-        for k, (t, w, s) in enumerate(items)
-        if not w or s is not None
-    ]
+    known: list[tuple[int, int]] = []
+    for k, (t, w, s) in enumerate(items):
+        if not w:
+            known.append((k, number_of(effective(t, okey))))
+        elif s is not None:
+            known.append((k, number_of(s)))
     top = 14 if wrap else 13
     length = len(items)
     for low in range(1, top - length + 2):

@@ -1,8 +1,8 @@
 """The scenario runner of SCENARIOS.md: one hand written as data, run through the engine.
 
-    python -m games.engine.scenario FILE.json [...]          one JSON result per line
-    python -m games.engine.scenario --check FILE.json [...]  compare with "expect"; exit 1 on a mismatch
-    python -m games.engine.scenario -                        read one scenario from stdin
+python -m games.engine.scenario FILE.json [...]          one JSON result per line
+python -m games.engine.scenario --check FILE.json [...]  compare with "expect"; exit 1 on a mismatch
+python -m games.engine.scenario -                        read one scenario from stdin
 """
 
 from __future__ import annotations
@@ -165,7 +165,15 @@ def main(argv: list[str] | None = None) -> int:
                 with open(name, encoding="utf-8") as fh:
                     scenario = json.load(fh)
             result, diffs = check(scenario)
-        except (OSError, ValueError, KeyError, TypeError, TileError, OptionsError, MoveError) as exc:
+        except (
+            OSError,
+            ValueError,
+            KeyError,
+            TypeError,
+            TileError,
+            OptionsError,
+            MoveError,
+        ) as exc:
             failed += 1
             print(json.dumps({"file": name, "error": f"{type(exc).__name__}: {exc}"}))
             continue

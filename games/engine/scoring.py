@@ -32,7 +32,7 @@ def multiplier(variant: str, doublings: Sequence[str]) -> int:
     kinds = set(doublings)
     if variant == GOBEK17 and {"before_others_opened", "from_hand"} <= kinds:
         kinds.discard("from_hand")
-    return 2 ** len(kinds)
+    return 1 << len(kinds)
 
 
 def _penalty_sums(hand: Hand) -> list[int]:
@@ -43,12 +43,8 @@ def _penalty_sums(hand: Hand) -> list[int]:
 
 
 def hand_scores(hand: Hand) -> list[int]:
-    base = {
-        CLASSIC: _classic,
-        DUZ: _duz,
-        OKEY51: _okey51,
-        GOBEK17: _gobek17,
-    }[hand.variant](hand)
+    rules = {CLASSIC: _classic, DUZ: _duz, OKEY51: _okey51, GOBEK17: _gobek17}
+    base = rules[hand.variant](hand)
     return [b + p for b, p in zip(base, _penalty_sums(hand), strict=True)]
 
 
@@ -65,9 +61,7 @@ def _classic(hand: Hand) -> list[int]:
     if kind == "sequential_colour":
         # 004: the game is won at once; everyone else's score drops to zero.
         penalties = _penalty_sums(hand)
-        return [
-            0 if s == finisher else -(hand.scores_before[s] + penalties[s]) for s in range(n)
-        ]
+        return [0 if s == finisher else -(hand.scores_before[s] + penalties[s]) for s in range(n)]
     loss = CLASSIC_LOSS[kind] * r["multiplier"]
     return [0 if s == finisher else -loss for s in range(n)]
 

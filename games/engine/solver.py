@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 from .melds import PAIR, RUN, SET, Meld, position_number
 from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of
@@ -101,13 +101,13 @@ def _runs_min(v: int) -> int:
     return best
 
 
-@lru_cache(maxsize=None)
+@cache
 def colour_min(v13: int, wrap: bool) -> int:
     """Fewest wilds that make one colour's tiles (numbers 1..13) into runs."""
     return min(_runs_min(v) for v in _wrap_variants(v13, wrap))
 
 
-@lru_cache(maxsize=None)
+@cache
 def colour_min_less_one(v13: int, wrap: bool) -> int:
     """As :func:`colour_min` when one tile of the colour may be left out (thrown)."""
     best = CAP
@@ -139,7 +139,7 @@ def _set_sizes(real: int, wild_choices: str) -> list[tuple[int, int]]:
     return [(size - real, size) for size in (3, 4) if 0 <= size - real <= 2]
 
 
-@lru_cache(maxsize=None)
+@cache
 def set_options(
     signature: tuple[int, int, int, int], min_real: int, wild_choices: str
 ) -> tuple[tuple[tuple[int, int, int, int], int, int, tuple[tuple[int, int], ...]], ...]:
@@ -492,7 +492,7 @@ def _dead(v: int, k: int) -> int:
     return best
 
 
-@lru_cache(maxsize=None)
+@cache
 def colour_dead(v13: int, wrap: bool, k: int) -> int:
     return min(_dead(v, k) for v in _wrap_variants(v13, wrap))
 
@@ -544,7 +544,7 @@ def _dead_leaf(vecs: Sequence[int], wilds: int, any_set: bool, wrap: bool, okey_
     return best
 
 
-@lru_cache(maxsize=None)
+@cache
 def _splits(k: int, parts: int) -> tuple[tuple[int, ...], ...]:
     """Ways to hand out at most k wilds to ``parts`` colours."""
     if parts == 0:
@@ -643,15 +643,15 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
     vecs = list(p.vecs)
     numbers = [n for n in range(1, 14) if any(_signature(vecs, n))]
     best_total = [-1]
-    best_plan: list[object] = [None]
+    RunPlan = list[tuple[tuple[int, int, int], ...]]
+    best_plan: list[tuple[Path, RunPlan]] = []
     path: Path = []
-    top = 14 if wrap else 13
 
     def leaf(wilds: int, set_value: int) -> None:
         # Hand the remaining wilds to colours for runs (the best split).
         for split in _splits(wilds, 4):
             total = set_value
-            runs = []
+            runs: RunPlan = []
             for c in range(4):
                 variants = _wrap_variants(vecs[c], wrap)
                 value, rs = max((_open_runs(v, split[c]) for v in variants), key=lambda x: x[0])
@@ -659,7 +659,7 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
                 runs.append(rs)
             if total > best_total[0]:
                 best_total[0] = total
-                best_plan[0] = (list(path), runs)
+                best_plan[:] = [(list(path), runs)]
 
     def walk(at: int, wilds: int, set_value: int) -> None:
         if at == len(numbers):
@@ -684,7 +684,7 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
                 vecs[c] += taken[c] << sh
 
     walk(0, p.wilds, 0)
-    sets_path, runs = best_plan[0]  # type: ignore[misc]
+    sets_path, runs = best_plan[0]
     melds: list[tuple[str, ...]] = []
     used = 0
     wild_tok = format_tile(okey)
@@ -702,7 +702,10 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
             colours = [c for c in range(4) if mask >> c & 1]
             missing = [c for c in range(4) if c not in colours]
             meld = [tok(c * 13 + n - 1) for c in colours]
-            meld += [f"{wild_tok}:{format_tile(missing[k] * 13 + n - 1)}" for k in range(size - len(colours))]
+            meld += [
+                f"{wild_tok}:{format_tile(missing[k] * 13 + n - 1)}"
+                for k in range(size - len(colours))
+            ]
             melds.append(tuple(meld))
             used += size
     for c in range(4):
@@ -718,7 +721,6 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
                     meld.append(f"{wild_tok}:{format_tile(ident)}")
             melds.append(tuple(meld))
             used += hi - lo + 1
-    del top
     return Opening(max(best_total[0], 0), tuple(melds), used)
 
 

@@ -43,6 +43,11 @@ def number_of(t: int) -> int:
 
 def parse_tile(text: str) -> int:
     """Read ``R5``, ``K13`` or ``F``; raise :class:`TileError` on anything else."""
+    code = _CODES.get(text)
+    if code is not None:
+        return code
+    if not isinstance(text, str):
+        raise TileError(f"not a tile: {text!r}")
     s = text.strip().upper()
     if s == "F":
         return FAKE
@@ -54,13 +59,15 @@ def parse_tile(text: str) -> int:
     return tile(s[0], n)
 
 
+NAMES = tuple(f"{c}{n}" for c in COLOURS for n in range(1, 14)) + ("F",)
+_CODES = {name: code for code, name in enumerate(NAMES)}
+
+
 def format_tile(t: int) -> str:
     """Write a tile in RULES.md notation."""
-    if t == FAKE:
-        return "F"
-    if not 0 <= t < NUMBERED:
+    if not 0 <= t <= FAKE:
         raise TileError(f"not a tile code: {t}")
-    return f"{COLOURS[colour_of(t)]}{number_of(t)}"
+    return NAMES[t]
 
 
 def parse_token(text: str) -> tuple[int, int | None]:
