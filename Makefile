@@ -1,0 +1,81 @@
+# Two commands: `make run` serves the site on http://127.0.0.1:8000, `make test` checks it.
+# Both install what they need into .venv and node_modules first, and skip that when nothing
+# changed since the last install.
+
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+MANAGE := $(BIN)/python manage.py
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+RUN_STAMP := $(VENV)/.installed-run
+DEV_STAMP := $(VENV)/.installed-dev
+NODE_STAMP := node_modules/.installed
+
+# Background worker(s): later issues put their command here (e.g. `$(MANAGE) run_clocks`);
+# `make run` starts it beside daphne and stops it when daphne stops.
+WORKER ?=
+
+.PHONY: run test install install-dev chromium lint clean
+
+run: export DEBUG ?= true
+run: install
+	$(MANAGE) migrate --noinput
+	$(MANAGE) load_demo
+	@echo "Serving on http://$(HOST):$(PORT)/ (demo accounts: see README.md)"
+ifeq ($(strip $(WORKER)),)
+	$(BIN)/daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
+else
+	$(WORKER) & worker=$$!; \
+	trap 'kill $$worker 2>/dev/null || true' EXIT INT TERM; \
+	$(BIN)/daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
+endif
+
+test: install-dev chromium
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	@if [ -d games/engine ]; then \
+		echo "$(BIN)/mypy --strict games/engine"; \
+		$(BIN)/mypy --strict games/engine; \
+	fi
+	$(BIN)/pytest
+
+lint: install-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+install: $(RUN_STAMP) $(NODE_STAMP)
+
+install-dev: $(DEV_STAMP) $(NODE_STAMP)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(RUN_STAMP): requirements.txt | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
+	touch $@
+
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+	touch $@ $(RUN_STAMP)
+
+$(NODE_STAMP): package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
+
+# Debian's Chromium for the browser tests. Installed when missing and we are root with
+# apt-get; otherwise the browser tests skip loudly (and fail under CI=true).
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "Installing Debian's chromium for the browser tests"; \
+		( apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium ) \
+			|| echo "WARNING: could not install chromium; the browser tests will skip (or fail under CI=true)"; \
+	else \
+		echo "WARNING: /usr/bin/chromium is missing and cannot be installed here (need root and apt-get);"; \
+		echo "WARNING: the browser tests will skip (or fail under CI=true)"; \
+	fi
+
+clean:
+	rm -rf $(VENV) node_modules staticfiles .pytest_cache .ruff_cache .mypy_cache .hypothesis
