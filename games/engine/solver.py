@@ -427,7 +427,7 @@ def finish_kind(tiles14: Sequence[int], okey: int, wrap: bool, pairs_allowed: bo
         return None
     if pairs_allowed and one_colour(tiles14, okey):
         return "sequential_colour" if all_numbers(tiles14, okey) else "colour"
-    return "pairs" if pairs and not melds else ("normal" if melds else "pairs")
+    return "pairs" if pairs else "normal"
 
 
 def best_finish(
