@@ -78,7 +78,7 @@ def test_it_refuses_moves_after_the_end() -> None:
 @given(st.sampled_from(VARIANTS), st.integers(0, 2**32))
 def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None:
     rng = random.Random(seed)
-    hex_seed = "%064x" % rng.getrandbits(256)
+    hex_seed = f"{rng.getrandbits(256):064x}"
     hand = Hand.from_deal(variant, deal(hex_seed), seed=hex_seed)
     while not hand.over:
         play_random_turn(hand, rng)
@@ -101,7 +101,7 @@ def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None
 @given(st.sampled_from(VARIANTS), st.integers(0, 2**32), st.integers(0, 3))
 def test_it_never_shows_a_seat_another_rack_or_the_pile(variant: str, seed: int, seat: int) -> None:
     rng = random.Random(seed)
-    hand = Hand.from_deal(variant, deal("%064x" % rng.getrandbits(256)))
+    hand = Hand.from_deal(variant, deal(f"{rng.getrandbits(256):064x}"))
     for _ in range(rng.randint(0, 12)):
         if hand.over:
             break
@@ -134,7 +134,7 @@ def test_it_plays_a_match_with_the_starter_moving_on() -> None:
     starters = []
     rng = random.Random(5)
     while not match.over:
-        hand = match.deal_hand("%064x" % rng.getrandbits(256))
+        hand = match.deal_hand(f"{rng.getrandbits(256):064x}")
         starters.append(hand.starter)
         assert len(hand.racks[hand.starter]) == 15
         while not hand.over:
