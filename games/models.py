@@ -1,2 +1,263 @@
-# The game tables, seats and move log arrive with later issues. The rules themselves live
-# in games/engine/, a pure-Python package that imports nothing from Django.
+"""Games in the database: variants, tables and seats, matches, hands and their move log.
+
+The rules live in ``games.engine``; a hand row keeps the engine's state as a JSON snapshot with a
+version number, and the move log beside it. Only ``games.services`` writes these rows.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from games import engine
+
+
+def _invite_token() -> str:
+    return secrets.token_urlsafe(16)
+
+
+class Variant(models.Model):
+    """One of the four rule sets, with the table options a new table starts from."""
+
+    key = models.CharField(max_length=16, unique=True, choices=[(k, k) for k in engine.VARIANTS])
+    name = models.CharField(max_length=80)
+    description = models.TextField(blank=True)
+    default_options = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        try:
+            self.default_options = engine.validate_options(self.key, self.default_options)
+        except engine.OptionsError as exc:
+            raise ValidationError({"default_options": str(exc)}) from exc
+
+
+class Table(models.Model):
+    """A table where seats sit down and matches are played."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", _("open")
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="tables")
+    options = models.JSONField(default=dict, blank=True)
+    name = models.CharField(max_length=80)
+    is_private = models.BooleanField(default=False)
+    invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_tables",
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    move_timer = models.PositiveSmallIntegerField(
+        default=30, choices=[(0, _("off")), (15, "15 s"), (30, "30 s"), (60, "60 s")]
+    )
+    players = models.PositiveSmallIntegerField(default=4)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(players__gte=2) & Q(players__lte=4), name="table_players_2_to_4"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.variant.key})"
+
+    def clean(self) -> None:
+        try:
+            self.options = engine.validate_options(self.variant.key, self.options)
+            engine.variants.check_players(self.variant.key, self.players)
+        except engine.OptionsError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+
+    @property
+    def partners(self) -> bool:
+        return bool(self.options.get("partners"))
+
+
+class Seat(models.Model):
+    """A place at a table, in turn order: a person, a bot, or nobody yet."""
+
+    class Bot(models.TextChoices):
+        NONE = "", _("no bot")
+        RANDOM = "random", _("random")
+        GREEDY = "greedy", _("greedy")
+        STRONG = "strong", _("strong")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=10, choices=Bot.choices, default="", blank=True)
+    team = models.PositiveSmallIntegerField(null=True, blank=True)
+    connected = models.BooleanField(default=False)
+    away = models.BooleanField(default=False)
+    last_seen = models.DateTimeField(null=True, blank=True)
+    timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        ordering = ["table", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "position"], name="unique_seat_position"),
+            models.UniqueConstraint(
+                fields=["table", "user"],
+                condition=Q(user__isnull=False),
+                name="one_seat_per_user_per_table",
+            ),
+            models.CheckConstraint(condition=Q(position__lte=3), name="seat_position_0_to_3"),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True) | Q(bot_level=""), name="seat_user_or_bot"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}#{self.position} {self.occupant}"
+
+    @property
+    def occupant(self) -> str:
+        if self.user_id:
+            return self.user.get_username() if self.user else str(self.user_id)
+        if self.bot_level:
+            return f"bot ({self.bot_level})"
+        return "empty"
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.user_id and not self.bot_level
+
+
+class Match(models.Model):
+    """One game at a table: its hands, running totals and final ranking."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        ABANDONED = "abandoned", _("abandoned")
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    hands_planned = models.PositiveSmallIntegerField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    totals = models.JSONField(default=list)
+    ranking = models.JSONField(default=list, blank=True)
+    winners = models.JSONField(default=list, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-started_at"]
+        verbose_name_plural = "matches"
+
+    def __str__(self) -> str:
+        return f"match {self.pk} at {self.table}"
+
+
+class Hand(models.Model):
+    """One hand: the seed's commitment (public), the seed (shown once over), the engine
+    snapshot with its version, the move deadline and the result."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        ABANDONED = "abandoned", _("abandoned")
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveSmallIntegerField()
+    starter = models.PositiveSmallIntegerField()
+    commitment = models.CharField(max_length=64)
+    seed = models.CharField(max_length=64)
+    state = models.JSONField()
+    version = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    ending = models.CharField(max_length=10, blank=True)
+    finisher = models.PositiveSmallIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=20, blank=True)
+    multiplier = models.PositiveSmallIntegerField(default=1)
+    hand_scores = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="unique_hand_number"),
+            models.UniqueConstraint(
+                fields=["match"],
+                condition=Q(status="playing"),
+                name="one_open_hand_per_match",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.number} of match {self.match_id}"
+
+    def engine_hand(self) -> engine.Hand:
+        """The engine's hand rebuilt from the snapshot."""
+        return engine.Hand.from_state(self.state)
+
+    @property
+    def revealed_seed(self) -> str | None:
+        """The seed, only once the hand is over."""
+        return self.seed if self.status != self.Status.PLAYING else None
+
+    def view_for(self, seat: int) -> dict[str, Any]:
+        return self.engine_hand().view(seat)
+
+
+class Move(models.Model):
+    """One accepted move, in order: what was asked, what it did, and who sent it."""
+
+    class By(models.TextChoices):
+        USER = "user", _("player")
+        BOT = "bot", _("bot")
+        CLOCK = "clock", _("clock")
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="moves")
+    number = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    events = models.JSONField(default=list)
+    by = models.CharField(max_length=5, choices=By.choices)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    # NULL, not "", for moves without an id: the unique constraint then ignores them.
+    client_move_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["hand", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "number"], name="unique_move_number"),
+            models.UniqueConstraint(
+                fields=["hand", "client_move_id"],
+                condition=Q(client_move_id__isnull=False),
+                name="unique_client_move_id",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"move {self.number} of {self.hand}"

@@ -1,0 +1,108 @@
+"""Helpers for tests that play games through the move service."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from django.contrib.auth import get_user_model
+
+from games import engine, services
+from games.engine.selfplay import candidate_moves
+from games.models import Hand, Match, Move, Table
+
+
+def seed_of(n: int) -> str:
+    return f"{random.Random(n).getrandbits(256):064x}"
+
+
+def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = "random") -> Table:
+    table = services.create_table(variant=variant, created_by=None, options=options)
+    for p in range(table.players):
+        services.add_bot(table, p, level)
+    return table
+
+
+def user_table(variant: str, options: dict[str, Any] | None = None) -> tuple[Table, list[Any]]:
+    User = get_user_model()
+    table = services.create_table(variant=variant, created_by=None, options=options)
+    users = []
+    for p in range(table.players):
+        user = User.objects.create_user(f"{variant}-p{p}-{table.pk}", password="x")
+        services.sit(table, user, p)
+        users.append(user)
+    return table, users
+
+
+def random_move(hand: Hand, rng: random.Random) -> tuple[int, dict[str, Any]]:
+    """A random move the engine accepts for the seat on turn (tried on a copy)."""
+    eng = hand.engine_hand()
+    seat = eng.turn
+    moves = candidate_moves(eng.view(seat))
+    rng.shuffle(moves)
+    table_plays = [m for m in moves if m["do"] not in ("discard", "give_back")]
+    ordered = table_plays + [m for m in moves if m not in table_plays]
+    if rng.random() < 0.3:
+        ordered = moves
+    for move in ordered:
+        trial = engine.Hand.from_state(hand.state)
+        if trial.play(seat, move).ok:
+            return seat, move
+    raise AssertionError("no legal move")
+
+
+def play_match_with_bots(match: Match, rng: random.Random, max_moves: int = 5000) -> None:
+    """Play the match to its end through the service, every seat as a bot."""
+    for _ in range(max_moves):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            return
+        hand = match.hands.get(status=Hand.Status.PLAYING)
+        seat, move = random_move(hand, rng)
+        services.play(hand, seat, move, by=services.BOT, expected_version=hand.version)
+    raise AssertionError("the match did not end")
+
+
+def store_random_hand(table: Table, seed: str, rng_seed: int) -> Hand:
+    """A randomly played hand written as the service writes it (fast, for bulk audits)."""
+    from games.engine.selfplay import play_random_turn
+
+    eng = engine.Hand.from_deal(
+        table.variant.key, engine.deal(seed, table.players), table.options, seed=seed
+    )
+    rng = random.Random(rng_seed)
+    while not eng.over:
+        play_random_turn(eng, rng)
+    start = engine.scoring.start_score(table.variant.key, table.options)
+    match = Match.objects.create(table=table, totals=[start] * table.players)
+    replay = engine.Hand.from_deal(
+        table.variant.key, engine.deal(seed, table.players), table.options, seed=seed
+    )
+    rows = []
+    for n, entry in enumerate(eng.log, start=1):
+        move = {k: v for k, v in entry.items() if k != "seat"}
+        result = replay.play(entry["seat"], move)
+        rows.append(Move(number=n, seat=entry["seat"], action=move, events=result.events, by="bot"))
+    r = eng.result
+    hand = Hand.objects.create(
+        match=match,
+        number=1,
+        starter=0,
+        commitment=engine.commitment(seed),
+        seed=seed,
+        state=eng.to_state(),
+        version=len(rows),
+        status=Hand.Status.FINISHED,
+        ending=r["ending"],
+        finisher=r.get("finisher"),
+        kind=r.get("kind") or "",
+        multiplier=r.get("multiplier", 1),
+        hand_scores=r["hand_scores"],
+    )
+    for row in rows:
+        row.hand = hand
+    Move.objects.bulk_create(rows)
+    match.status = Match.Status.FINISHED
+    match.totals = r["scores"]
+    match.save()
+    return hand

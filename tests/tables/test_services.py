@@ -1,0 +1,226 @@
+"""The move service: the only writer of game state."""
+
+from __future__ import annotations
+
+import random
+import threading
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections
+from django.test.utils import CaptureQueriesContext
+
+from games import engine, services
+from games.models import Hand, Match, Move, Seat, Table, Variant
+
+from .helpers import (
+    bot_table,
+    play_match_with_bots,
+    random_move,
+    seed_of,
+    store_random_hand,
+    user_table,
+)
+
+VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+pytestmark = pytest.mark.django_db
+
+
+def test_it_creates_the_four_variants_with_valid_options() -> None:
+    assert sorted(Variant.objects.values_list("key", flat=True)) == sorted(VARIANTS)
+    for v in Variant.objects.all():
+        assert engine.validate_options(v.key, v.default_options) == v.default_options
+
+
+def test_it_refuses_bad_table_options() -> None:
+    with pytest.raises(services.GameError) as exc:
+        services.create_table(variant="okey51", created_by=None, options={"hands": 2})
+    assert exc.value.code == "bad_options"
+    with pytest.raises(services.GameError):
+        services.create_table(variant="duz", created_by=None, options={"partners": True})
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
+    table = bot_table(variant)
+    seed = seed_of(hash(variant) % 1000)
+    match = services.start_match(table, seed=seed)
+    hand = match.hands.get()
+    alone = engine.Hand.from_deal(variant, engine.deal(seed), table.options, seed=seed)
+    rng = random.Random(7)
+    while True:
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.PLAYING:
+            break
+        seat, move = random_move(hand, rng)
+        played = services.play(hand, seat, move, by=services.BOT, expected_version=hand.version)
+        assert alone.play(seat, move).events == played.events
+    assert hand.hand_scores == alone.result["hand_scores"]
+    assert hand.state == alone.to_state()
+    assert list(hand.moves.values_list("number", flat=True)) == list(range(1, hand.version + 1))
+    assert hand.revealed_seed == seed
+    match.refresh_from_db()
+    assert match.totals == alone.result["scores"]
+
+
+def test_it_plays_a_match_over_several_hands_and_rotates_the_starter() -> None:
+    table = bot_table("okey51", {"hands": 3})
+    match = services.start_match(table, seed=seed_of(1))
+    play_match_with_bots(match, random.Random(3))
+    match.refresh_from_db()
+    hands = list(match.hands.order_by("number"))
+    assert [h.number for h in hands] == [1, 2, 3]
+    assert [h.starter for h in hands] == [0, 1, 2]
+    assert match.status == Match.Status.FINISHED
+    assert match.totals == hands[-1].state["result"]["scores"]
+    assert match.winners and set(match.ranking) == {0, 1, 2, 3}
+    table.refresh_from_db()
+    assert table.status == Table.Status.FINISHED
+    call_command("verify_hands")
+
+
+def test_it_refuses_stale_versions_and_repeats_a_client_move_id() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(2))
+    hand = match.hands.get()
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    move = {"do": "discard", "tile": tile}
+    first = services.play(hand, 0, move, by=users[0], expected_version=0, client_move_id="a1")
+    assert first.version == 1
+    again = services.play(hand, 0, move, by=users[0], expected_version=0, client_move_id="a1")
+    assert again.repeated and again.move.pk == first.move.pk
+    assert Move.objects.filter(hand=hand).count() == 1
+    with pytest.raises(services.StaleVersion):
+        services.play(hand, 1, {"do": "draw"}, by=users[1], expected_version=0)
+    hand.refresh_from_db()
+    assert hand.version == 1
+
+
+def test_it_refuses_forged_seats_and_illegal_moves_without_writing() -> None:
+    table, users = user_table("okey51")
+    match = services.start_match(table, seed=seed_of(4))
+    hand = match.hands.get()
+    state = hand.state
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    with pytest.raises(services.GameError) as exc:
+        services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[1])
+    assert exc.value.code == "not_your_seat"
+    with pytest.raises(services.GameError) as exc:
+        services.play(hand, 0, {"do": "draw"}, by=users[0])
+    assert exc.value.code == "already_drew"
+    with pytest.raises(services.GameError) as exc:
+        services.play(hand, 0, {"do": "discard", "tile": "R99"}, by=users[0])
+    assert exc.value.code == "bad_tile"
+    with pytest.raises(services.GameError) as exc:
+        services.play(hand, 0, {"do": "draw"}, by=services.CLOCK)
+    assert exc.value.code == "not_your_seat"
+    with pytest.raises(services.GameError) as exc:
+        services.play(hand, 0, {"do": "draw"}, by=services.BOT)
+    assert exc.value.code == "not_your_seat"
+    hand.refresh_from_db()
+    assert hand.version == 0 and hand.state == state and not hand.moves.exists()
+
+
+def test_it_publishes_only_after_commit(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
+    table, users = user_table("classic")
+    match = services.start_match(table, seed=seed_of(5))
+    hand = match.hands.get()
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+    assert len(callbacks) == 1
+
+
+def test_it_locks_the_hand_row() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(6))
+    hand = match.hands.get()
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    with CaptureQueriesContext(connection) as queries:
+        services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+    if connection.vendor == "postgresql":
+        assert any("FOR UPDATE" in q["sql"] for q in queries.captured_queries)
+
+
+def test_it_verifies_200_random_hands_and_catches_tampering() -> None:
+    tables = {v: bot_table(v) for v in VARIANTS}
+    hands = [store_random_hand(tables[VARIANTS[i % 4]], seed_of(1000 + i), i) for i in range(200)]
+    call_command("verify_hands")
+    victim = hands[5]
+    move = victim.moves.order_by("number")[1]
+    move.action = {"do": "draw"} if move.action.get("do") != "draw" else {"do": "take"}
+    move.save()
+    with pytest.raises(Exception, match="differ"):
+        call_command("verify_hands")
+    assert services.verify_hand(victim)
+    move.delete()
+    other = hands[7]
+    other.seed = seed_of(99999)
+    other.save()
+    problems = services.verify_hand(other)
+    assert any("commitment" in p for p in problems)
+
+
+def test_it_sits_stands_and_starts_only_when_full() -> None:
+    table, users = user_table("okey51")
+    services.stand(table, users[3])
+    with pytest.raises(services.GameError) as exc:
+        services.start_match(table)
+    assert exc.value.code == "seats_not_filled"
+    services.add_bot(table, 3, "greedy")
+    match = services.start_match(table)
+    with pytest.raises(services.GameError):
+        services.start_match(table)
+    services.stand(table, users[0])
+    assert Seat.objects.get(table=table, position=0).away
+    services.sit(table, users[0])
+    assert not Seat.objects.get(table=table, position=0).away
+    services.end_match(match)
+    match.refresh_from_db()
+    assert match.status == Match.Status.ABANDONED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_applies_exactly_one_of_two_simultaneous_moves() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("row locks are proven on PostgreSQL (CI runs this against it)")
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(8))
+    hand = match.hands.get()
+    for attempt in range(50):
+        hand.refresh_from_db()
+        eng = hand.engine_hand()
+        seat = eng.turn
+        if eng.has_tile:
+            move = {"do": "discard", "tile": engine.format_tile(eng.racks[seat][0])}
+        else:
+            move = {"do": "draw"}
+        barrier = threading.Barrier(2)
+        outcomes: list[str] = []
+
+        def submit(
+            move: dict[str, object] = move,
+            seat: int = seat,
+            barrier: threading.Barrier = barrier,
+            outcomes: list[str] = outcomes,
+        ) -> None:
+            try:
+                barrier.wait()
+                services.play(hand.pk, seat, move, by=users[seat], expected_version=hand.version)
+                outcomes.append("ok")
+            except services.GameError as exc:
+                outcomes.append(exc.code)
+            finally:
+                connections.close_all()
+
+        threads = [threading.Thread(target=submit) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(outcomes) == ["ok", "stale_version"], (attempt, outcomes)
+        hand.refresh_from_db()
+        if hand.status != Hand.Status.PLAYING:
+            break
+    numbers = list(hand.moves.values_list("number", flat=True))
+    assert numbers == list(range(1, len(numbers) + 1))
