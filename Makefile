@@ -5,7 +5,8 @@
 PYTHON ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
-MANAGE := $(BIN)/python manage.py
+PY := $(BIN)/python
+MANAGE := $(PY) manage.py
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
@@ -25,39 +26,39 @@ run: install
 	$(MANAGE) load_demo
 	@echo "Serving on http://$(HOST):$(PORT)/ (demo accounts: see README.md)"
 ifeq ($(strip $(WORKER)),)
-	$(BIN)/daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
+	$(PY) -m daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
 else
 	$(WORKER) & worker=$$!; \
 	trap 'kill $$worker 2>/dev/null || true' EXIT INT TERM; \
-	$(BIN)/daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
+	$(PY) -m daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
 endif
 
 test: install-dev chromium
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 	@if [ -d games/engine ]; then \
-		echo "$(BIN)/mypy --strict games/engine"; \
-		$(BIN)/mypy --strict games/engine; \
+		echo "$(PY) -m mypy --strict games/engine"; \
+		$(PY) -m mypy --strict games/engine; \
 	fi
-	$(BIN)/pytest
+	$(PY) -m pytest
 
 lint: install-dev
-	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
+	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 install: $(RUN_STAMP) $(NODE_STAMP)
 
 install-dev: $(DEV_STAMP) $(NODE_STAMP)
 
-$(BIN)/python:
+$(PY):
 	$(PYTHON) -m venv $(VENV)
 
-$(RUN_STAMP): requirements.txt | $(BIN)/python
-	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements.txt
+$(RUN_STAMP): requirements.txt | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements.txt
 	touch $@
 
-$(DEV_STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
-	$(BIN)/python -m pip install --disable-pip-version-check -q -r requirements-dev.txt
+$(DEV_STAMP): requirements.txt requirements-dev.txt | $(PY)
+	$(PY) -m pip install --disable-pip-version-check -q -r requirements-dev.txt
 	touch $@ $(RUN_STAMP)
 
 $(NODE_STAMP): package.json package-lock.json
