@@ -451,7 +451,7 @@ def best_finish(
 # ---------------------------------------------------------------------------------------------
 # (e) least leftover face value (Düz scoring)
 # ---------------------------------------------------------------------------------------------
-_dead_memo: dict[tuple[int, int], int] = {}
+_dead_memo: dict[tuple[int, int, bool], int] = {}
 
 
 def _vec_value(v: int) -> int:
@@ -464,17 +464,18 @@ def _vec_value(v: int) -> int:
     return total
 
 
-def _dead(v: int, k: int) -> int:
-    """Least face value left outside runs in vector v, using at most k wilds."""
+def _dead(v: int, k: int, count: bool = False) -> int:
+    """Least face value (or, with ``count``, fewest tiles) left outside runs in vector v,
+    using at most k wilds."""
     if v == 0:
         return 0
-    key = (v, k)
+    key = (v, k, count)
     r = _dead_memo.get(key)
     if r is not None:
         return r
     i = ((v & -v).bit_length() - 1) // 2 + 1
     rest = v - _bit(i)
-    best = position_number(i) + _dead(rest, k)
+    best = (1 if count else position_number(i)) + _dead(rest, k, count)
     gaps = 0
     for b in range(i, min(i + 12, 14) + 1):
         if b > i:
@@ -487,30 +488,31 @@ def _dead(v: int, k: int) -> int:
                 continue
         cost = gaps + max(0, 3 - (b - i + 1))
         if cost <= k:
-            best = min(best, _dead(rest, k - cost))
+            best = min(best, _dead(rest, k - cost, count))
     _dead_memo[key] = best
     return best
 
 
 @cache
-def colour_dead(v13: int, wrap: bool, k: int) -> int:
-    return min(_dead(v, k) for v in _wrap_variants(v13, wrap))
+def colour_dead(v13: int, wrap: bool, k: int, count: bool = False) -> int:
+    return min(_dead(v, k, count) for v in _wrap_variants(v13, wrap))
 
 
-def least_leftover(tiles: Sequence[int], okey: int, wrap: bool) -> int:
+def least_leftover(tiles: Sequence[int], okey: int, wrap: bool, count: bool = False) -> int:
     """The least face value left outside any grouping of the tiles into runs and sets.
 
-    A wild okey left over counts the okey's own number; a fake its identity's number.
+    A wild okey left over counts the okey's own number; a fake its identity's number. With
+    ``count`` it is the fewest tiles left over instead (how far a closed hand is from melds).
     """
     p = prepare(tiles, okey)
-    okey_value = number_of(okey)
+    okey_value = 1 if count else number_of(okey)
     best = [10**9]
     vecs = list(p.vecs)
     numbers = _set_numbers(p.vecs, 2)
 
     def walk(at: int, wilds: int, any_set: bool) -> None:
         if at == len(numbers):
-            best[0] = min(best[0], _dead_leaf(vecs, wilds, any_set, wrap, okey_value))
+            best[0] = min(best[0], _dead_leaf(vecs, wilds, any_set, wrap, okey_value, count))
             return
         n = numbers[at]
         sh = 2 * (n - 1)
@@ -527,15 +529,17 @@ def least_leftover(tiles: Sequence[int], okey: int, wrap: bool) -> int:
     return best[0]
 
 
-def _dead_leaf(vecs: Sequence[int], wilds: int, any_set: bool, wrap: bool, okey_value: int) -> int:
+def _dead_leaf(
+    vecs: Sequence[int], wilds: int, any_set: bool, wrap: bool, okey_value: int, count: bool
+) -> int:
     best = 10**9
     for split in _splits(wilds, 4):
         total = 0
         melded = any_set
         for c in range(4):
-            d = colour_dead(vecs[c], wrap, split[c])
+            d = colour_dead(vecs[c], wrap, split[c], count)
             total += d
-            if d < _vec_value(vecs[c]):
+            if d < (_tile_count([vecs[c]]) if count else _vec_value(vecs[c])):
                 melded = True
         unused = wilds - sum(split)
         if unused and not melded:
