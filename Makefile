@@ -14,9 +14,9 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 NODE_STAMP := node_modules/.installed
 
-# Background worker(s): later issues put their command here (e.g. `$(MANAGE) run_clocks`);
+# The clock worker (bots, move timers, away seats) runs beside daphne;
 # `make run` starts it beside daphne and stops it when daphne stops.
-WORKER ?=
+WORKER ?= $(MANAGE) run_clock
 
 .PHONY: run test install install-dev chromium lint clean
 

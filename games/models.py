@@ -114,6 +114,7 @@ class Seat(models.Model):
     bot_level = models.CharField(max_length=10, choices=Bot.choices, default="", blank=True)
     team = models.PositiveSmallIntegerField(null=True, blank=True)
     connected = models.BooleanField(default=False)
+    sockets = models.PositiveSmallIntegerField(default=0)
     away = models.BooleanField(default=False)
     last_seen = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
@@ -192,6 +193,12 @@ class Hand(models.Model):
     version = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     deadline = models.DateTimeField(null=True, blank=True, db_index=True)
+    # The seat on turn and the engine's turn counter, kept beside the snapshot for the clock.
+    turn = models.PositiveSmallIntegerField(default=0)
+    turn_index = models.PositiveIntegerField(default=0)
+    # The turn (turn_index) whose timeout the clock has claimed: it may play that turn.
+    clock_turn = models.PositiveIntegerField(null=True, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
     ending = models.CharField(max_length=10, blank=True)
     finisher = models.PositiveSmallIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=20, blank=True)

@@ -213,6 +213,8 @@ def _deal(
         commitment=engine.commitment(seed),
         seed=seed,
         state=eng.to_state(),
+        turn=eng.turn,
+        turn_index=eng.turn_index,
         deadline=_deadline(t),
     )
 
@@ -321,7 +323,8 @@ def _play_locked(
         client_move_id=client_move_id or None,
     )
     h.state = eng.to_state()
-    fields = ["state", "version", "deadline"]
+    h.turn, h.turn_index = eng.turn, eng.turn_index
+    fields = ["state", "version", "deadline", "turn", "turn_index", "updated_at"]
     if eng.turn != turn_before or eng.over:
         h.deadline = None if eng.over else _deadline(table)
     if kind == Move.By.USER and seat_row.timeouts_in_a_row:
@@ -353,8 +356,8 @@ def _check_actor(h: Hand, seat: Seat, by: AbstractBaseUser | str) -> tuple[str, 
             raise GameError("not_your_seat", "a bot plays only bot seats and away players")
         return Move.By.BOT, None
     if by == CLOCK:
-        if h.deadline is None or h.deadline > timezone.now():
-            raise GameError("not_your_seat", "the clock plays only after the deadline")
+        if h.clock_turn != h.turn_index:
+            raise GameError("not_your_seat", "the clock plays only a turn whose time ran out")
         return Move.By.CLOCK, None
     if isinstance(by, str) or not getattr(by, "is_authenticated", False):
         raise GameError("not_your_seat", "sign in to play")
@@ -403,6 +406,80 @@ def _ranking(table: Table, totals: list[int]) -> list[int]:
     """Seats from best to worst: highest first in classic, lowest first elsewhere."""
     reverse = table.variant.key == "classic"
     return sorted(range(len(totals)), key=lambda s: totals[s], reverse=reverse)
+
+
+# ----------------------------------------------------------------------------- clock and presence
+def claim_timeout(hand: Hand | int, now: Any = None) -> Seat | None:
+    """Claim a hand whose deadline has passed, once: the clock may then play that turn.
+
+    The claim is a conditional update on (version, deadline), so of several workers exactly
+    one wins. The seat's timeouts in a row go up; at two the seat is marked away.
+    """
+    now = now or timezone.now()
+    pk = hand.pk if isinstance(hand, Hand) else hand
+    with transaction.atomic():
+        h = Hand.objects.select_for_update().filter(pk=pk).first()
+        if h is None or h.status != Hand.Status.PLAYING or h.deadline is None or h.deadline > now:
+            return None
+        if h.clock_turn == h.turn_index:
+            return None
+        claimed = Hand.objects.filter(pk=pk, version=h.version, deadline=h.deadline).update(
+            clock_turn=h.turn_index, deadline=None
+        )
+        if claimed != 1:
+            return None
+        seat = Seat.objects.select_for_update().get(table_id=h.match.table_id, position=h.turn)
+        seat.timeouts_in_a_row += 1
+        if seat.user_id and seat.timeouts_in_a_row >= 2:
+            seat.away = True
+        seat.save(update_fields=["timeouts_in_a_row", "away"])
+    _publish(seat.table_id, {"type": "table.changed", "table": seat.table_id})
+    return seat
+
+
+def socket_opened(seat: Seat | int) -> None:
+    """A player's socket for their seat connected: they are here (and back, if away)."""
+    pk = seat.pk if isinstance(seat, Seat) else seat
+    with transaction.atomic():
+        s = Seat.objects.select_for_update().get(pk=pk)
+        s.sockets += 1
+        s.connected = True
+        s.last_seen = timezone.now()
+        returning = s.away
+        s.away = False
+        if returning:
+            s.timeouts_in_a_row = 0
+        s.save(update_fields=["sockets", "connected", "last_seen", "away", "timeouts_in_a_row"])
+    _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
+
+
+def socket_closed(seat: Seat | int) -> None:
+    """One of a player's sockets closed; with none left the grace period starts."""
+    pk = seat.pk if isinstance(seat, Seat) else seat
+    with transaction.atomic():
+        s = Seat.objects.select_for_update().get(pk=pk)
+        s.sockets = max(0, s.sockets - 1)
+        s.connected = s.sockets > 0
+        s.last_seen = timezone.now()
+        s.save(update_fields=["sockets", "connected", "last_seen"])
+    _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
+
+
+def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
+    """Seats whose sockets have all been closed for the grace period are marked away."""
+    now = now or timezone.now()
+    gone = Seat.objects.filter(
+        user__isnull=False,
+        away=False,
+        connected=False,
+        last_seen__lte=now - timedelta(seconds=grace_seconds),
+        table__status=Table.Status.PLAYING,
+    )
+    tables = set(gone.values_list("table_id", flat=True))
+    count = gone.update(away=True)
+    for table_id in tables:
+        _publish(table_id, {"type": "table.changed", "table": table_id})
+    return count
 
 
 # ----------------------------------------------------------------------------- audit

@@ -8,6 +8,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from games import engine, services
+from games.catalog import ensure_variants
 from games.engine.selfplay import candidate_moves
 from games.models import Hand, Match, Move, Table
 
@@ -17,6 +18,7 @@ def seed_of(n: int) -> str:
 
 
 def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = "random") -> Table:
+    ensure_variants()  # a transactional test before this one may have flushed them
     table = services.create_table(variant=variant, created_by=None, options=options)
     for p in range(table.players):
         services.add_bot(table, p, level)
@@ -25,6 +27,7 @@ def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = 
 
 def user_table(variant: str, options: dict[str, Any] | None = None) -> tuple[Table, list[Any]]:
     User = get_user_model()
+    ensure_variants()
     table = services.create_table(variant=variant, created_by=None, options=options)
     users = []
     for p in range(table.players):

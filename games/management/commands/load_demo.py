@@ -1,7 +1,8 @@
 """Load the demo data: an admin account and a few players. Safe to run again and again.
 
-Accounts that exist already are left as they are (their passwords are not reset).
-Later issues add the variants and open tables here.
+Accounts that exist already are left as they are (their passwords are not reset). The four
+variants are made sure of, and each gets one open demo table (ayse seated, three bots) if it has
+no table yet.
 """
 
 from typing import Any
@@ -37,3 +38,22 @@ class Command(BaseCommand):
                 self.stdout.write(f"created {username!r} (password {password!r})")
             else:
                 self.stdout.write(f"kept {username!r} (already there)")
+        self._tables()
+
+    def _tables(self) -> None:
+        from games import services
+        from games.catalog import ensure_variants
+        from games.models import Table, Variant
+
+        ensure_variants()
+        ayse = get_user_model().objects.get(username="ayse")
+        for variant in Variant.objects.all():
+            if Table.objects.filter(variant=variant).exists():
+                continue
+            table = services.create_table(
+                variant=variant, created_by=ayse, name=f"Demo {variant.name}"
+            )
+            services.sit(table, ayse, 0)
+            for position in range(1, table.players):
+                services.add_bot(table, position, "greedy")
+            self.stdout.write(f"created table {table.name!r}")

@@ -1,0 +1,49 @@
+"""The four variants as the site first offers them (the admin may edit them afterwards)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine import default_options
+
+VARIANTS: list[tuple[str, str, str]] = [
+    (
+        "classic",
+        "Classic Okey",
+        "Closed hand: arrange 14 tiles into runs and sets (or seven pairs) and throw the 15th. "
+        "Everyone starts at 20; finishes cost the others 2, 4 or 8, doubled by throwing the okey.",
+    ),
+    (
+        "duz",
+        "Düz Okey",
+        "Closed hand, no pairs or colour finishes: the others score the face value left outside "
+        "their best grouping. Lowest wins.",
+    ),
+    (
+        "okey51",
+        "Okey 51",
+        "Open table: open with melds totalling 51 (doubling raises the bar) or five pairs, feed "
+        "tiles onto any meld, steal the okey. Penalty points; lowest total wins.",
+    ),
+    (
+        "gobek17",
+        "Göbek 17",
+        "A fast 101 with 14 tiles: openings of 51 that always raise, four pairs that raise too, "
+        "500-point penalties and doubling finishes.",
+    ),
+]
+
+
+def ensure_variants(model: Any = None) -> None:
+    """Create any of the four variants that is missing; existing rows are left as they are."""
+    if model is None:
+        from games.models import Variant as model
+    for key, name, description in VARIANTS:
+        model.objects.get_or_create(
+            key=key,
+            defaults={
+                "name": name,
+                "description": description,
+                "default_options": default_options(key),
+            },
+        )

@@ -1,0 +1,50 @@
+"""The clock worker: plays bot seats and timed-out turns, and marks gone players away.
+
+Run it beside the web server (``make run`` does). Several may run at once.
+"""
+
+import logging
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+from django.db import close_old_connections
+
+from games.clock import tick
+
+log = logging.getLogger(__name__)
+
+
+class Command(BaseCommand):
+    help = "Play bot turns and timed-out turns, in a loop (or once with --once)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--once", action="store_true", help="one pass, then exit")
+        parser.add_argument("--interval", type=float, default=0.5, help="seconds between passes")
+        parser.add_argument(
+            "--bot-delay", type=float, default=0.8, help="seconds a bot waits before its turn"
+        )
+        parser.add_argument("--grace", type=int, default=20, help="seconds before away")
+        parser.add_argument("--max-seconds", type=float, default=0, help="stop after (0: never)")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        started = time.monotonic()
+        first = True
+        while True:
+            if not first:
+                # Long-running worker: drop connections that went stale between passes.
+                close_old_connections()
+            first = False
+            try:
+                played = tick(bot_delay=options["bot_delay"], grace_seconds=options["grace"])
+            except Exception:  # keep the clock running; the next pass retries
+                log.exception("clock pass failed; retrying")
+                played = 0
+            if options["once"]:
+                self.stdout.write(f"{played} moves played")
+                return
+            limit = options["max_seconds"]
+            if limit and time.monotonic() - started > limit:
+                return
+            if not played:
+                time.sleep(options["interval"])

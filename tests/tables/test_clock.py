@@ -1,0 +1,157 @@
+"""The clock worker: bots play their seats, timeouts are played once, players come back."""
+
+from __future__ import annotations
+
+import threading
+from datetime import timedelta
+
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections
+from django.utils import timezone
+
+from games import clock, engine, services
+from games.models import Hand, Match, Move, Seat
+
+from .helpers import bot_table, seed_of, user_table
+
+pytestmark = pytest.mark.django_db
+VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+
+
+def run_until_over(match: Match, passes: int = 3000) -> None:
+    for _ in range(passes):
+        match.refresh_from_db()
+        if match.status != Match.Status.PLAYING:
+            return
+        clock.tick()
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
+    options = {"start_score": 4} if variant == "classic" else None
+    table = bot_table(variant, options, level="greedy")
+    match = services.start_match(table, seed=seed_of(len(variant)))
+    run_until_over(match)
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert Move.objects.filter(hand__match=match, by="bot").exists()
+    call_command("verify_hands")
+
+
+def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(21))
+    hand = match.hands.get()
+    assert hand.deadline is not None
+    assert clock.tick() == 0  # nobody is late yet
+    later = timezone.now() + timedelta(seconds=31)
+    played = clock.tick(now=later)
+    assert played == 1  # the starter's turn is a single discard
+    hand.refresh_from_db()
+    assert hand.turn == 1 and hand.version == 1
+    assert list(hand.moves.values_list("by", flat=True)) == ["clock"]
+    assert clock.tick() == 0  # the next seat's new deadline has not passed
+    seat = Seat.objects.get(table=table, position=0)
+    assert seat.timeouts_in_a_row == 1 and not seat.away
+
+
+def test_it_gives_a_returning_player_their_next_turn() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(22))
+    hand = match.hands.get()
+    late = timezone.now() + timedelta(seconds=40)
+    clock.tick(now=late)  # seat 0 timed out; the bot discarded for it
+    hand.refresh_from_db()
+    # Seats 1-3 play their turns themselves.
+    for seat in (1, 2, 3):
+        hand.refresh_from_db()
+        eng = hand.engine_hand()
+        services.play(hand, seat, {"do": "draw"}, by=users[seat])
+        hand.refresh_from_db()
+        tile = engine.format_tile(hand.engine_hand().racks[seat][0])
+        services.play(hand, seat, {"do": "discard", "tile": tile}, by=users[seat])
+        del eng
+    hand.refresh_from_db()
+    assert hand.turn == 0
+    assert clock.tick() == 0  # not late, not away: the clock leaves seat 0 alone
+    services.play(hand, 0, {"do": "draw"}, by=users[0])
+    assert Move.objects.filter(hand=hand).last().by == "user"  # type: ignore[union-attr]
+    assert Seat.objects.get(table=table, position=0).timeouts_in_a_row == 0
+
+
+def test_it_marks_away_after_two_timeouts_and_gives_the_seat_back() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(23))
+    hand = match.hands.get()
+    when = timezone.now()
+    for _ in range(5):  # seat 0, then seats 1-3 time out, then seat 0 again
+        when += timedelta(seconds=31)
+        clock.tick(now=when)
+    seat0 = Seat.objects.get(table=table, position=0)
+    assert seat0.away and seat0.timeouts_in_a_row == 2
+    hand.refresh_from_db()
+    # Away: the bot plays seat 0's turns at once, without waiting for the deadline.
+    while hand.turn != 0:
+        when += timedelta(seconds=31)
+        clock.tick(now=when)
+        hand.refresh_from_db()
+    assert clock.tick() >= 1
+    services.sit(table, users[0])  # the player is back
+    assert not Seat.objects.get(table=table, position=0).away
+
+
+def test_it_marks_a_disconnected_player_away_after_the_grace_period() -> None:
+    table, users = user_table("okey51")
+    services.start_match(table, seed=seed_of(24))
+    seat = Seat.objects.get(table=table, position=2)
+    services.socket_opened(seat)
+    services.socket_opened(seat)
+    services.socket_closed(seat)
+    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=60)) == 0
+    services.socket_closed(seat)
+    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
+    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 1
+    assert Seat.objects.get(pk=seat.pk).away
+    services.socket_opened(seat)
+    assert not Seat.objects.get(pk=seat.pk).away
+
+
+def test_it_runs_as_a_management_command() -> None:
+    table = bot_table("okey51", level="random")
+    services.start_match(table, seed=seed_of(25))
+    call_command("run_clock", "--once", "--bot-delay", "0")
+    hand = Hand.objects.get(match__table=table)
+    assert hand.version >= 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_never_double_moves_with_two_workers() -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("concurrent workers are proven on PostgreSQL (CI runs this against it)")
+    table = bot_table("okey51", level="greedy")
+    match = services.start_match(table, seed=seed_of(26))
+    errors: list[BaseException] = []
+
+    def worker() -> None:
+        try:
+            for _ in range(400):
+                if Match.objects.get(pk=match.pk).status != Match.Status.PLAYING:
+                    return
+                clock.tick()
+        except BaseException as exc:  # noqa: BLE001
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=worker) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for hand in Hand.objects.filter(match=match):
+        numbers = list(hand.moves.values_list("number", flat=True))
+        assert numbers == list(range(1, len(numbers) + 1))
+        assert not services.verify_hand(hand)
