@@ -14,8 +14,8 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 NODE_STAMP := node_modules/.installed
 
-# The clock worker (bots, move timers, away seats) runs beside daphne;
-# `make run` starts it beside daphne and stops it when daphne stops.
+# The clock worker (bots, move timers, away seats): `make run` starts it beside daphne and
+# stops it when daphne stops.
 WORKER ?= $(MANAGE) run_clock
 
 .PHONY: run test install install-dev chromium lint clean
