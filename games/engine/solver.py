@@ -535,13 +535,16 @@ def _dead_leaf(
     best = 10**9
     for split in _splits(wilds, 4):
         total = 0
+        used = 0
         melded = any_set
         for c in range(4):
             d = colour_dead(vecs[c], wrap, split[c], count)
             total += d
+            # Wilds handed to a colour that does not need them are still in hand.
+            used += min(k for k in range(split[c] + 1) if colour_dead(vecs[c], wrap, k, count) == d)
             if d < (_tile_count([vecs[c]]) if count else _vec_value(vecs[c])):
                 melded = True
-        unused = wilds - sum(split)
+        unused = wilds - used
         if unused and not melded:
             total += unused * okey_value
         best = min(best, total)
