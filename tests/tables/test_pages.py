@@ -1,0 +1,49 @@
+"""The lobby lists tables; a table page shows who is there, who is away, and only your rack."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import engine, services
+from games.models import Seat
+
+from .helpers import seed_of, user_table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_lists_tables_and_shows_who_is_away() -> None:
+    table, users = user_table("okey51")
+    services.start_match(table, seed=seed_of(31))
+    Seat.objects.filter(table=table, position=2).update(away=True)
+    client = Client()
+    home = client.get(reverse("home")).content.decode()
+    assert table.name in home
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    assert page.count("away — a bot is playing") == 1
+    assert users[2].username in page
+
+
+def test_it_shows_a_player_only_their_own_rack() -> None:
+    table, users = user_table("duz")
+    match = services.start_match(table, seed=seed_of(32))
+    eng = match.hands.get().engine_hand()
+    client = Client()
+    client.force_login(users[1])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    mine = "".join(f'<span class="tile">{engine.format_tile(t)}</span>' for t in eng.racks[1])
+    theirs = "".join(f'<span class="tile">{engine.format_tile(t)}</span>' for t in eng.racks[0])
+    assert mine in page
+    assert theirs not in page
+    assert match.hands.get().seed not in page
+
+
+def test_it_hides_private_tables_without_the_invite() -> None:
+    table = services.create_table(variant="classic", created_by=None, is_private=True)
+    client = Client()
+    assert client.get(reverse("table", args=[table.pk])).status_code == 404
+    url = reverse("table", args=[table.pk]) + f"?invite={table.invite_token}"
+    assert client.get(url).status_code == 200
+    assert table.name not in client.get(reverse("home")).content.decode()
