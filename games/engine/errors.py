@@ -38,7 +38,7 @@ MOVE_ERRORS: dict[str, str] = {
     "indicator_not_held": "the seat does not hold the indicator's twin",
     "indicator_too_late": "the indicator can be shown only before the seat's first action",
     "indicator_already_shown": "the indicator has already been shown this hand",
-    "bad_groups": "the declared groups do not cover the rack without the finishing tile",
+    "bad_target": "pairs can be laid onto another seat's row only if it opened with pairs",
 }
 
 MELD_ERRORS: dict[str, str] = {
@@ -55,6 +55,7 @@ MELD_ERRORS: dict[str, str] = {
     "not_a_meld": "neither a run nor a set",
     "suffix_mismatch": "a wild okey's stated tile does not fit the meld",
     "not_a_pair": "a pair is two tiles of the same identity (a wild okey pairs with any)",
+    "bad_groups": "a finish's groups do not hold exactly the 14 kept tiles",
 }
 
 ALL_ERRORS: dict[str, str] = {**MOVE_ERRORS, **MELD_ERRORS}

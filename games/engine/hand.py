@@ -503,11 +503,18 @@ class Hand:
                     read_pair(g, self.okey) if len(g) == 2 else read_meld(g, self.okey, self.wrap)
                 )
         except MeldError as exc:
-            code = "invalid_pair" if exc.code == "not_a_pair" else "invalid_meld"
-            raise MoveError(code, exc.message, exc.code) from exc
+            if exc.code == "bad_tile":
+                raise MoveError("bad_tile", exc.message) from exc
+            # The declared arrangement is not runs and sets (or pairs): no finish.
+            raise MoveError("not_a_finish", exc.message, exc.code) from exc
         declared = Counter(t for m in melds for t in m.tiles)
         if declared != Counter(rest):
-            raise MoveError("bad_groups", "the groups must hold exactly the 14 kept tiles")
+            held = Counter(self.racks[self.turn])
+            if any(held[t] < k for t, k in declared.items()):
+                raise MoveError("tile_not_in_rack", "a grouped tile is not in the rack")
+            raise MoveError(
+                "not_a_finish", "the groups must hold exactly the 14 kept tiles", "bad_groups"
+            )
         kinds = {m.kind for m in melds}
         if kinds == {PAIR}:
             if not pairs_allowed or len(melds) != 7:
