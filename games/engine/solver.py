@@ -143,44 +143,39 @@ def _set_sizes(real: int, wild_choices: str) -> list[tuple[int, int]]:
 def set_options(
     signature: tuple[int, int, int, int], min_real: int, wild_choices: str
 ) -> tuple[tuple[tuple[int, int, int, int], int, int, tuple[tuple[int, int], ...]], ...]:
-    """All ways to take 0..2 sets out of one number's colour counts.
+    """All ways to take 0..3 sets out of one number's colour counts (a third set needs wilds).
 
     Each option: (tiles taken per colour, wilds used, sets of total size 3, ((mask, size), ...)).
     """
     options: list[tuple[tuple[int, int, int, int], int, int, tuple[tuple[int, int], ...]]] = []
-    seen: set[tuple[object, ...]] = set()
-    first = _subsets(signature, min_real)
     singles: list[tuple[int, int, int]] = []
-    for mask in first:
+    for mask in _subsets(signature, min_real):
         real = bin(mask).count("1")
         for wilds, size in _set_sizes(real, wild_choices):
             singles.append((mask, wilds, size))
-    options.append(((0, 0, 0, 0), 0, 0, ()))
-    for a in range(len(singles)):
-        for b in range(a, len(singles) + 1):
-            picks = [singles[a]] + ([singles[b]] if b < len(singles) else [])
-            taken = [0, 0, 0, 0]
-            for mask, _, _ in picks:
-                for c in range(4):
-                    taken[c] += mask >> c & 1
-            if any(taken[c] > signature[c] for c in range(4)):
-                continue
-            wilds = sum(p[1] for p in picks)
-            if wilds > 2:
-                continue
-            key = tuple(sorted(picks))
-            if key in seen:
-                continue
-            seen.add(key)
-            threes = sum(1 for p in picks if p[2] == 3)
-            options.append(
-                (
-                    (taken[0], taken[1], taken[2], taken[3]),
-                    wilds,
-                    threes,
-                    tuple((p[0], p[2]) for p in picks),
-                )
+
+    def extend(start: int, picks: list[tuple[int, int, int]], taken: list[int], wilds: int) -> None:
+        threes = sum(1 for p in picks if p[2] == 3)
+        options.append(
+            (
+                (taken[0], taken[1], taken[2], taken[3]),
+                wilds,
+                threes,
+                tuple((p[0], p[2]) for p in picks),
             )
+        )
+        if len(picks) == 3:
+            return
+        for k in range(start, len(singles)):
+            mask, w, size = singles[k]
+            if wilds + w > 2:
+                continue
+            more = [taken[c] + (mask >> c & 1) for c in range(4)]
+            if any(more[c] > signature[c] for c in range(4)):
+                continue
+            extend(k, picks + [singles[k]], more, wilds + w)
+
+    extend(0, [], [0, 0, 0, 0], 0)
     return tuple(options)
 
 
@@ -293,24 +288,26 @@ def _tile_count(vecs: Sequence[int]) -> int:
 # ---------------------------------------------------------------------------------------------
 # Building an arrangement (for finishes and for showing players their melds)
 # ---------------------------------------------------------------------------------------------
-def _runs_build(v: int) -> list[list[int]]:
-    """Runs (lists of positions, ends inclusive, gaps to be filled by wilds) for vector v."""
+def _runs_build(v: int) -> list[tuple[int, int, list[int]]]:
+    """Runs for vector v as (first, last, positions holding a real tile); wilds fill the rest."""
     if v == 0:
         return []
     target = _runs_min(v)
     i = ((v & -v).bit_length() - 1) // 2 + 1
     rest = v - _bit(i)
     gaps = 0
+    reals = [i]
     for b in range(i, min(i + 12, 14) + 1):
         if b > i:
             if _at(v, b):
                 rest -= _bit(b)
+                reals.append(b)
             else:
                 gaps += 1
                 continue
         cost = gaps + max(0, 3 - (b - i + 1))
         if cost + _runs_min(rest) == target:
-            return [list(range(i, b + 1))] + _runs_build(rest)
+            return [(i, b, list(reals))] + _runs_build(rest)
     raise AssertionError("unreachable: memo and build disagree")
 
 
@@ -348,8 +345,7 @@ def arrange(tiles: Sequence[int], okey: int, wrap: bool) -> list[Meld] | None:
                 vecs[c] -= _bit(n)
     for c in range(4):
         best_v = min(_wrap_variants(vecs[c], wrap), key=_runs_min)
-        for positions in _runs_build(best_v):
-            lo, hi = positions[0], positions[-1]
+        for lo, hi, reals in _runs_build(best_v):
             while hi - lo + 1 < 3:
                 if hi < (14 if wrap else 13) and hi - lo + 1 < 13:
                     hi += 1
@@ -358,8 +354,7 @@ def arrange(tiles: Sequence[int], okey: int, wrap: bool) -> list[Meld] | None:
             m_tiles, stands = [], []
             for pos in range(lo, hi + 1):
                 ident = c * 13 + position_number(pos) - 1
-                present = pos in positions and _at(best_v, pos)
-                if present:
+                if pos in reals:
                     m_tiles.append(take(ident))
                 else:
                     m_tiles.append(okey)
@@ -510,43 +505,44 @@ def least_leftover(tiles: Sequence[int], okey: int, wrap: bool, count: bool = Fa
     vecs = list(p.vecs)
     numbers = _set_numbers(p.vecs, 2)
 
-    def walk(at: int, wilds: int, any_set: bool) -> None:
+    def walk(at: int, wilds: int, threes: int) -> None:
         if at == len(numbers):
-            best[0] = min(best[0], _dead_leaf(vecs, wilds, any_set, wrap, okey_value, count))
+            best[0] = min(best[0], _dead_leaf(vecs, wilds, threes, wrap, okey_value, count))
             return
         n = numbers[at]
         sh = 2 * (n - 1)
-        for taken, w, _th, sets in set_options(_signature(vecs, n), 2, "min"):
+        for taken, w, th, _sets in set_options(_signature(vecs, n), 2, "min"):
             if w > wilds:
                 continue
             for c in range(4):
                 vecs[c] -= taken[c] << sh
-            walk(at + 1, wilds - w, any_set or bool(sets))
+            walk(at + 1, wilds - w, threes + th)
             for c in range(4):
                 vecs[c] += taken[c] << sh
 
-    walk(0, p.wilds, False)
+    walk(0, p.wilds, 0)
     return best[0]
 
 
 def _dead_leaf(
-    vecs: Sequence[int], wilds: int, any_set: bool, wrap: bool, okey_value: int, count: bool
+    vecs: Sequence[int], wilds: int, threes: int, wrap: bool, okey_value: int, count: bool
 ) -> int:
     best = 10**9
     for split in _splits(wilds, 4):
         total = 0
         used = 0
-        melded = any_set
+        runs = False
         for c in range(4):
             d = colour_dead(vecs[c], wrap, split[c], count)
             total += d
             # Wilds handed to a colour that does not need them are still in hand.
             used += min(k for k in range(split[c] + 1) if colour_dead(vecs[c], wrap, k, count) == d)
             if d < (_tile_count([vecs[c]]) if count else _vec_value(vecs[c])):
-                melded = True
+                runs = True
+        # Wilds nobody needs still join a run (it can grow) or a 3-set (one each).
         unused = wilds - used
-        if unused and not melded:
-            total += unused * okey_value
+        if unused and not runs:
+            total += max(0, unused - threes) * okey_value
         best = min(best, total)
     return best
 
