@@ -46,9 +46,16 @@ lint: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-install: $(RUN_STAMP) $(NODE_STAMP)
+# Compiled translations are build output: made from the committed .po files (GNU gettext).
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
 
-install-dev: $(DEV_STAMP) $(NODE_STAMP)
+install: $(RUN_STAMP) $(NODE_STAMP) $(MO_FILES)
+
+install-dev: $(DEV_STAMP) $(NODE_STAMP) $(MO_FILES)
+
+%.mo: %.po
+	@if command -v msgfmt >/dev/null 2>&1; then msgfmt --check -o $@ $<; \
+	else echo "msgfmt (GNU gettext) is missing: pages stay in English"; fi
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)

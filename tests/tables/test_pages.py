@@ -47,3 +47,16 @@ def test_it_hides_private_tables_without_the_invite() -> None:
     url = reverse("table", args=[table.pk]) + f"?invite={table.invite_token}"
     assert client.get(url).status_code == 200
     assert table.name not in client.get(reverse("home")).content.decode()
+
+
+def test_it_speaks_turkish() -> None:
+    from pathlib import Path
+
+    mo = Path(__file__).resolve().parents[2] / "locale" / "tr" / "LC_MESSAGES" / "django.mo"
+    if not mo.exists():
+        pytest.skip("the Turkish catalogue is not compiled (make compiles it with msgfmt)")
+    client = Client(headers={"accept-language": "tr"})
+    page = client.get(reverse("home")).content.decode()
+    assert "Masalar" in page and "Lobi" in page
+    page = Client(headers={"accept-language": "en"}).get(reverse("home")).content.decode()
+    assert "Tables" in page
