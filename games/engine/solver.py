@@ -628,20 +628,53 @@ class Opening:
 
 def best_opening(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
     """The disjoint runs and sets of highest total, keeping at least one tile to discard."""
-    found = _best_opening_all(tiles, okey, wrap)
+    found = _best_opening_all(tiles, okey, wrap, keep_one=False)
     if found.tiles_used < len(tiles):
         return found
-    best = Opening(0, (), 0)
-    for t in sorted(set(tiles)):
-        rest = list(tiles)
-        rest.remove(t)
-        cand = _best_opening_all(rest, okey, wrap)
-        if cand.total > best.total:
-            best = cand
+    # The best melds would use every tile: search again with one tile kept back.
+    return _best_opening_all(tiles, okey, wrap, keep_one=True)
+
+
+_open1_memo: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
+
+
+def _open_runs_keep(v: int, k: int) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+    """As :func:`_open_runs`, but at least one real tile of v stays out (NEG if v is empty)."""
+    if v == 0:
+        return NEG, ()
+    key = (v, k)
+    r = _open1_memo.get(key)
+    if r is not None:
+        return r
+    i = ((v & -v).bit_length() - 1) // 2 + 1
+    rest = v - _bit(i)
+    best = _open_runs(rest, k)  # tile i is the one kept
+    gaps = 0
+    for b in range(i, min(i + 12, 14) + 1):
+        if b > i:
+            if _at(v, b):
+                rest -= _bit(b)
+            else:
+                gaps += 1
+                if gaps > k:
+                    break
+                continue
+        span = b - i + 1
+        for ext in range(max(0, 3 - span), k - gaps + 1):
+            if span + ext > 13:
+                break
+            got = _extend(i, b, ext)
+            if got is None:
+                continue
+            lo, hi, value = got
+            sub_value, sub_runs = _open_runs_keep(rest, k - gaps - ext)
+            if value + sub_value > best[0]:
+                best = (value + sub_value, ((lo, hi, gaps + ext), *sub_runs))
+    _open1_memo[key] = best
     return best
 
 
-def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
+def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: bool) -> Opening:
     p = prepare(tiles, okey)
     vecs = list(p.vecs)
     numbers = [n for n in range(1, 14) if any(_signature(vecs, n))]
@@ -651,18 +684,32 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
     path: Path = []
 
     def leaf(wilds: int, set_value: int) -> None:
-        # Hand the remaining wilds to colours for runs (the best split).
+        # Hand the wilds to colours for runs; one tile must stay in the rack: a wild nobody
+        # was handed, or a real tile one colour leaves out.
         for split in _splits(wilds, 4):
-            total = set_value
-            runs: RunPlan = []
+            plain = []
+            kept = []
             for c in range(4):
                 variants = _wrap_variants(vecs[c], wrap)
-                value, rs = max((_open_runs(v, split[c]) for v in variants), key=lambda x: x[0])
-                total += value
-                runs.append(rs)
-            if total > best_total[0]:
-                best_total[0] = total
-                best_plan[:] = [(list(path), runs)]
+                plain.append(max((_open_runs(v, split[c]) for v in variants), key=lambda x: x[0]))
+                if keep_one:
+                    kept.append(
+                        max((_open_runs_keep(v, split[c]) for v in variants), key=lambda x: x[0])
+                    )
+            base = set_value + sum(x[0] for x in plain)
+            choices: list[tuple[int, RunPlan]] = []
+            if not keep_one or sum(split) < wilds:
+                choices.append((base, [x[1] for x in plain]))
+            for c in range(len(kept)):
+                if kept[c][0] > NEG:
+                    total = base - plain[c][0] + kept[c][0]
+                    runs = [x[1] for x in plain]
+                    runs[c] = kept[c][1]
+                    choices.append((total, runs))
+            for total, runs in choices:
+                if total > best_total[0]:
+                    best_total[0] = total
+                    best_plan[:] = [(list(path), runs)]
 
     def walk(at: int, wilds: int, set_value: int) -> None:
         if at == len(numbers):
@@ -687,6 +734,8 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
                 vecs[c] += taken[c] << sh
 
     walk(0, p.wilds, 0)
+    if not best_plan:
+        return Opening(0, (), 0)
     sets_path, runs = best_plan[0]
     melds: list[tuple[str, ...]] = []
     used = 0
