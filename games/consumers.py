@@ -1,12 +1,13 @@
 """WebSocket consumers.
 
-For now only the lobby: a socket that every open home page joins. It speaks HTML, as the
-htmx WebSocket extension expects: each message is a fragment whose element ids say where it
-is swapped in (out-of-band swap). Tables and moves arrive with later issues.
+The lobby (a socket every open home page joins) and a table's live socket. Both speak HTML, as
+the htmx WebSocket extension expects: each message is a fragment whose element ids say where it
+is swapped in (out-of-band swap). Sending moves over the socket arrives with live play.
 """
 
 from typing import Any
 
+from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
@@ -34,3 +35,85 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     async def lobby_html(self, event: dict[str, Any]) -> None:
         """Forward an HTML fragment sent to the lobby group to this socket."""
         await self.send(text_data=event["html"])
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    """A table's live socket: it re-sends the table fragment whenever the table changes.
+
+    A seated player's socket also tells the service they are here: with every socket of a seat
+    closed for the grace period, the clock marks the seat away and a bot keeps it warm.
+    The fragment is rendered per socket from the engine's view of the viewer's own seat.
+    """
+
+    table_id: int
+    seat_id: int | None
+
+    async def connect(self) -> None:
+        from games import services
+
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.seat_id = None
+        allowed, seat_id = await database_sync_to_async(self._admit)()
+        if not allowed:
+            await self.close()
+            return
+        self.seat_id = seat_id
+        await self.channel_layer.group_add(services.table_group(self.table_id), self.channel_name)
+        await self.accept()
+        if self.seat_id is not None:
+            await database_sync_to_async(services.socket_opened)(self.seat_id)
+        await self._send_table()
+
+    def _admit(self) -> tuple[bool, int | None]:
+        from urllib.parse import parse_qs
+
+        from games.models import Table
+        from games.views import may_see
+
+        table = Table.objects.filter(pk=self.table_id).prefetch_related("seats").first()
+        if table is None:
+            return False, None
+        user = self.scope.get("user")
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        invite = (query.get("invite") or [None])[0]
+        if not may_see(table, user, invite):
+            return False, None
+        user_id = user.pk if user is not None and user.is_authenticated else None
+        seat = next((s for s in table.seats.all() if user_id and s.user_id == user_id), None)
+        return True, seat.pk if seat is not None else None
+
+    async def disconnect(self, code: int) -> None:
+        from games import services
+
+        if not hasattr(self, "table_id"):
+            return
+        await self.channel_layer.group_discard(
+            services.table_group(self.table_id), self.channel_name
+        )
+        if self.seat_id is not None:
+            await database_sync_to_async(services.socket_closed)(self.seat_id)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # Moves arrive with the live-play issue; for now a client may only ask for a refresh.
+        await self._send_table()
+
+    async def _send_table(self) -> None:
+        await aclose_old_connections()
+        html = await database_sync_to_async(self._render)()
+        await self.send(text_data=html)
+
+    def _render(self) -> str:
+        from games.views import table_context
+
+        context = table_context(self.table_id, self.scope.get("user"))
+        return render_to_string("games/table.html#live", context)
+
+    # Group messages from games.services (sent after commit): re-render from the database.
+    async def hand_moved(self, event: dict[str, Any]) -> None:
+        await self._send_table()
+
+    async def hand_dealt(self, event: dict[str, Any]) -> None:
+        await self._send_table()
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        await self._send_table()
