@@ -562,20 +562,23 @@ def _splits(k: int, parts: int) -> tuple[tuple[int, ...], ...]:
 # ---------------------------------------------------------------------------------------------
 # (f) best opening: disjoint melds of highest total, keeping a tile to discard; most pairs
 # ---------------------------------------------------------------------------------------------
-_open_memo: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
+_open_memo: dict[tuple[int, int, bool], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
 
 
-def _open_runs(v: int, k: int) -> tuple[int, tuple[tuple[int, int, int], ...]]:
-    """Highest total of runs from vector v using at most k wilds; runs as (lo, hi, wilds)."""
+def _open_runs(v: int, k: int, keep: bool = False) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+    """Highest total of runs from vector v using at most k wilds; runs as (lo, hi, wilds).
+
+    With ``keep``, at least one real tile of v stays out of the runs (NEG when v is empty).
+    """
     if v == 0:
-        return 0, ()
-    key = (v, k)
+        return (NEG, ()) if keep else (0, ())
+    key = (v, k, keep)
     r = _open_memo.get(key)
     if r is not None:
         return r
     i = ((v & -v).bit_length() - 1) // 2 + 1
     rest = v - _bit(i)
-    best = _open_runs(rest, k)
+    best = _open_runs(rest, k)  # tile i stays out (which also satisfies ``keep``)
     gaps = 0
     for b in range(i, min(i + 12, 14) + 1):
         if b > i:
@@ -594,7 +597,7 @@ def _open_runs(v: int, k: int) -> tuple[int, tuple[tuple[int, int, int], ...]]:
             if got is None:
                 continue
             lo, hi, value = got
-            sub_value, sub_runs = _open_runs(rest, k - gaps - ext)
+            sub_value, sub_runs = _open_runs(rest, k - gaps - ext, keep)
             if value + sub_value > best[0]:
                 best = (value + sub_value, ((lo, hi, gaps + ext), *sub_runs))
     _open_memo[key] = best
@@ -635,45 +638,6 @@ def best_opening(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
     return _best_opening_all(tiles, okey, wrap, keep_one=True)
 
 
-_open1_memo: dict[tuple[int, int], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
-
-
-def _open_runs_keep(v: int, k: int) -> tuple[int, tuple[tuple[int, int, int], ...]]:
-    """As :func:`_open_runs`, but at least one real tile of v stays out (NEG if v is empty)."""
-    if v == 0:
-        return NEG, ()
-    key = (v, k)
-    r = _open1_memo.get(key)
-    if r is not None:
-        return r
-    i = ((v & -v).bit_length() - 1) // 2 + 1
-    rest = v - _bit(i)
-    best = _open_runs(rest, k)  # tile i is the one kept
-    gaps = 0
-    for b in range(i, min(i + 12, 14) + 1):
-        if b > i:
-            if _at(v, b):
-                rest -= _bit(b)
-            else:
-                gaps += 1
-                if gaps > k:
-                    break
-                continue
-        span = b - i + 1
-        for ext in range(max(0, 3 - span), k - gaps + 1):
-            if span + ext > 13:
-                break
-            got = _extend(i, b, ext)
-            if got is None:
-                continue
-            lo, hi, value = got
-            sub_value, sub_runs = _open_runs_keep(rest, k - gaps - ext)
-            if value + sub_value > best[0]:
-                best = (value + sub_value, ((lo, hi, gaps + ext), *sub_runs))
-    _open1_memo[key] = best
-    return best
-
-
 def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: bool) -> Opening:
     p = prepare(tiles, okey)
     vecs = list(p.vecs)
@@ -694,7 +658,7 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: boo
                 plain.append(max((_open_runs(v, split[c]) for v in variants), key=lambda x: x[0]))
                 if keep_one:
                     kept.append(
-                        max((_open_runs_keep(v, split[c]) for v in variants), key=lambda x: x[0])
+                        max((_open_runs(v, split[c], True) for v in variants), key=lambda x: x[0])
                     )
             base = set_value + sum(x[0] for x in plain)
             choices: list[tuple[int, RunPlan]] = []
