@@ -5,6 +5,8 @@ the htmx WebSocket extension expects: each message is a fragment whose element i
 is swapped in (out-of-band swap). Sending moves over the socket arrives with live play.
 """
 
+import asyncio
+import contextlib
 from typing import Any
 
 from channels.db import aclose_old_connections, database_sync_to_async
@@ -47,6 +49,12 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     table_id: int
     seat_id: int | None
+    # The channel layer is best effort, and the clock worker may publish from a process this
+    # socket's layer cannot hear (the in-memory layer of `make run`): every few seconds the
+    # socket also compares the table's state in the database with what it last sent.
+    watch_seconds = 2.0
+    watcher: "asyncio.Task[None] | None" = None
+    sent: Any = None
 
     async def connect(self) -> None:
         from games import services
@@ -63,6 +71,31 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.seat_id is not None:
             await database_sync_to_async(services.socket_opened)(self.seat_id)
         await self._send_table()
+        self.watcher = asyncio.create_task(self._watch())
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.watch_seconds)
+            await aclose_old_connections()
+            if await database_sync_to_async(self._signature)() != self.sent:
+                await self._send_table()
+
+    def _signature(self) -> Any:
+        """What the fragment depends on: the hand in play and its version, the seats, status."""
+        from games.models import Hand, Seat, Table
+
+        hand = (
+            Hand.objects.filter(match__table_id=self.table_id, status=Hand.Status.PLAYING)
+            .values_list("id", "version")
+            .first()
+        )
+        seats = tuple(
+            Seat.objects.filter(table_id=self.table_id)
+            .order_by("position")
+            .values_list("user_id", "bot_level", "away", "connected")
+        )
+        status = Table.objects.filter(pk=self.table_id).values_list("status", flat=True).first()
+        return hand, seats, status
 
     def _admit(self) -> tuple[bool, int | None]:
         from urllib.parse import parse_qs
@@ -85,6 +118,10 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         from games import services
 
+        if self.watcher is not None:
+            self.watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.watcher
         if not hasattr(self, "table_id"):
             return
         await self.channel_layer.group_discard(
@@ -99,14 +136,16 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def _send_table(self) -> None:
         await aclose_old_connections()
-        html = await database_sync_to_async(self._render)()
+        signature, html = await database_sync_to_async(self._render)()
+        self.sent = signature
         await self.send(text_data=html)
 
-    def _render(self) -> str:
+    def _render(self) -> tuple[Any, str]:
         from games.views import table_context
 
+        signature = self._signature()
         context = table_context(self.table_id, self.scope.get("user"))
-        return render_to_string("games/table.html#live", context)
+        return signature, render_to_string("games/table.html#live", context)
 
     # Group messages from games.services (sent after commit): re-render from the database.
     async def hand_moved(self, event: dict[str, Any]) -> None:

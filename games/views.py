@@ -21,6 +21,10 @@ def table_context(table_id: int, user: Any) -> dict[str, Any]:
     user_id = getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
     my_seat = next((s for s in seats if s.user_id and s.user_id == user_id), None)
     view = hand.view_for(my_seat.position) if hand is not None and my_seat is not None else None
+    # What everyone may see (table melds, discards, penalties): a seat's view without its rack.
+    public = None
+    if hand is not None:
+        public = {k: v for k, v in (view or hand.view_for(0)).items() if k != "rack"}
     return {
         "table": table,
         "seats": seats,
@@ -29,6 +33,7 @@ def table_context(table_id: int, user: Any) -> dict[str, Any]:
         "turn": hand.turn if hand is not None else None,
         "version": hand.version if hand is not None else 0,
         "view": view,
+        "public": public,
         "scores": hand.state["scores_before"] if hand is not None else None,
         "match": selectors.latest_match(table),
     }

@@ -60,3 +60,24 @@ def test_it_speaks_turkish() -> None:
     assert "Masalar" in page and "Lobi" in page
     page = Client(headers={"accept-language": "en"}).get(reverse("home")).content.decode()
     assert "Tables" in page
+
+
+def test_it_shows_table_melds_and_discards_to_everyone() -> None:
+    import random
+
+    from .helpers import bot_table, random_move
+
+    table = bot_table("okey51")
+    match = services.start_match(table, seed=seed_of(33))
+    rng = random.Random(2)
+    hand = match.hands.get()
+    for _ in range(400):
+        hand.refresh_from_db()
+        if hand.status != "playing" or hand.state["table"]:
+            break
+        seat, move = random_move(hand, rng)
+        services.play(hand, seat, move, by=services.BOT)
+    assert hand.state["table"], "nobody opened"
+    page = Client().get(reverse("table", args=[table.pk])).content.decode()
+    assert "data-meld=" in page and "Last discards" in page
+    assert 'aria-label="Your rack"' not in page  # a spectator has no rack

@@ -92,3 +92,36 @@ async def test_it_refuses_a_private_table_without_the_invite() -> None:
     assert connected
     await ws.receive_from(timeout=5)
     await ws.disconnect()
+
+
+async def test_it_notices_changes_made_by_another_process() -> None:
+    """A move whose broadcast never arrives (another process, a dropped message) still shows."""
+    from games.consumers import TableConsumer
+
+    def setup() -> tuple[int, str, object]:
+        table, users = user_table("okey51")
+        services.start_match(table, seed=seed_of(42))
+        return table.pk, cookie_for(users[1]), users[0]
+
+    table_id, cookie, starter = await database_sync_to_async(setup)()
+    TableConsumer.watch_seconds = 0.2
+    ws = socket(table_id, cookie)
+    try:
+        connected, _ = await ws.connect(timeout=5)
+        assert connected
+        assert version_of(await ws.receive_from(timeout=5)) == 0
+
+        def silent_move() -> None:
+            from unittest import mock
+
+            hand = selectors.current_hand(Table.objects.get(pk=table_id))
+            assert hand is not None
+            tile = engine.format_tile(hand.engine_hand().racks[0][0])
+            with mock.patch.object(services, "_publish"):  # the broadcast is lost
+                services.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
+
+        await database_sync_to_async(silent_move)()
+        assert version_of(await ws.receive_from(timeout=5)) == 1
+    finally:
+        TableConsumer.watch_seconds = 2.0
+        await ws.disconnect()
