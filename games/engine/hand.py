@@ -23,12 +23,9 @@ from . import scoring
 from .errors import MeldError, MoveError
 from .melds import PAIR, RUN, SET, Meld, face_value, read_meld, read_pair
 from .solver import (
-    FINISH_RANK,
     all_numbers,
     finish_kind,
     fits_table,
-    groups_into_melds,
-    is_seven_pairs,
     one_colour,
     swaps_table,
 )
@@ -938,5 +935,4 @@ class Hand:
         return fresh
 
 
-__all__ = ["Hand", "MoveResult", "event_for", "ACTIONS", "FINISH_RANK", "is_seven_pairs"]
-_unused = (groups_into_melds,)
+__all__ = ["ACTIONS", "Hand", "MoveResult", "event_for"]
