@@ -270,6 +270,18 @@ def play(
     close the hand and match when they end (dealing the next hand), and publish after commit.
     """
     pk = hand.pk if isinstance(hand, Hand) else hand
+    if isinstance(seat, bool) or not isinstance(seat, int):
+        raise GameError("bad_seat", f"a seat is a number, not {seat!r}")
+    if not isinstance(move, dict):
+        raise GameError("bad_move", "a move is an object with a 'do' field")
+    if expected_version is not None and (
+        isinstance(expected_version, bool) or not isinstance(expected_version, int)
+    ):
+        raise GameError("bad_move", "expected_version is a number")
+    if client_move_id is not None and (
+        not isinstance(client_move_id, str) or len(client_move_id) > 64
+    ):
+        raise GameError("bad_move", "client_move_id is a string of at most 64 characters")
     try:
         with transaction.atomic():
             return _play_locked(pk, seat, move, by, expected_version, client_move_id)

@@ -117,6 +117,16 @@ def test_it_refuses_forged_seats_and_illegal_moves_without_writing() -> None:
     with pytest.raises(services.GameError) as exc:
         services.play(hand, 0, {"do": "draw"}, by=services.BOT)
     assert exc.value.code == "not_your_seat"
+    for seat, move, kwargs, code in [
+        ("0", {"do": "draw"}, {}, "bad_seat"),
+        (9, {"do": "draw"}, {}, "bad_seat"),
+        (0, ["draw"], {}, "bad_move"),
+        (0, {"do": "draw"}, {"expected_version": "0"}, "bad_move"),
+        (0, {"do": "draw"}, {"client_move_id": "x" * 65}, "bad_move"),
+    ]:
+        with pytest.raises(services.GameError) as exc:
+            services.play(hand, seat, move, by=users[0], **kwargs)  # type: ignore[arg-type]
+        assert exc.value.code == code
     hand.refresh_from_db()
     assert hand.version == 0 and hand.state == state and not hand.moves.exists()
 
