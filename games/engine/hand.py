@@ -38,6 +38,7 @@ from .tiles import (
     number_of,
     okey_of,
     parse_tile,
+    parse_token,
 )
 from .variants import (
     CLASSIC,
@@ -674,12 +675,26 @@ class Hand:
         if self.opened[seat] == "pairs":
             raise MoveError("pairs_only", "a seat that opened with pairs cannot add tiles")
         m = self.meld(move.get("meld"))
-        t = self._tile(move)
+        raw = move.get("tile")
+        if not isinstance(raw, str):
+            raise MoveError("bad_move", "'tile' is a tile such as R5")
+        try:
+            t, stated = parse_token(raw)
+        except TileError as exc:
+            raise MoveError("bad_tile", str(exc)) from exc
         if t not in self.racks[seat]:
             raise MoveError("tile_not_in_rack", f"{format_tile(t)} is not in the rack")
         wild = self.is_wild(t)
+        if stated is not None and not wild:
+            raise MoveError(
+                "invalid_meld",
+                f"{raw}: only a wild okey may say what it stands for",
+                "suffix_on_real_tile",
+            )
         ident = None if wild else (self.okey if t == FAKE else t)
-        ends = m.ends_for(ident, self.wrap) if m.kind != PAIR else []
+        # A wild okey with ":X" goes where the real X would; without it, anywhere it fits.
+        fit = stated if wild and stated is not None else ident
+        ends = m.ends_for(fit, self.wrap) if m.kind != PAIR else []
         if not ends:
             raise MoveError("tile_does_not_fit", f"{format_tile(t)} does not fit meld {m.id}")
         end = move.get("end")
@@ -691,10 +706,10 @@ class Hand:
         if m.kind == SET:
             end = "set"
         elif end is None:
-            end = ("high" if "high" in ends else ends[0]) if wild else ends[0]
+            end = ("high" if "high" in ends else ends[0]) if fit is None else ends[0]
         self._keep_one(seat, 1)
         self.racks[seat].remove(t)
-        index = m.add(t, wild, ident, str(end))
+        index = m.add(t, wild, fit if m.kind == SET else ident, str(end))
         self._mark_taken_used(seat, [t])
         events: list[Event] = [
             {"type": "add", "seat": seat, "meld": m.id, "tile": format_tile(t), "end": end}
