@@ -268,6 +268,10 @@ class _Bot:
         opened = self.view["opened"][self.seat]
         base = self._open_potential(self.rack)
         wanted = self._next_seat_wants() if self.strong else set()
+        nxt = (self.seat + 1) % self.view["players"]
+        # What the next seat threw away itself is the safest thing to hand it.
+        shed = {self.ident(parse_tile(t)) for t in self.view["discards"][nxt]}
+        bar = self.view["opening_bar"] or 51
         scored = []
         for m in discards:
             t = parse_tile(m["tile"])
@@ -286,6 +290,10 @@ class _Bot:
             cost -= self.value(t) * (2 if opened else 1)
             if self.strong and opened is None:
                 cost -= self._draw_gain(rest) * 5
+                # Plan against the bar: how far the rack would still be from opening now.
+                cost += max(0, bar - self._open_potential(rest)) * 2
+            if self.strong and self.ident(t) in shed:
+                cost -= 15
             scored.append((cost, m))
         scored.sort(key=lambda x: x[0])
         return [m for _, m in scored]
