@@ -54,6 +54,7 @@ class TableForm(OptionsForm):
             "status",
             "move_timer",
             "players",
+            "season",
         ]
 
 
@@ -76,7 +77,7 @@ class TableAdmin(admin.ModelAdmin):
     form = TableForm
     inlines = [SeatInline]
     list_display = ["name", "variant", "status", "is_private", "move_timer", "created_at"]
-    list_filter = ["variant", "status", "is_private", "created_at"]
+    list_filter = ["variant", "status", "is_private", "season", "created_at"]
     search_fields = ["name", "seats__user__username", "created_by__username"]
     raw_id_fields = ["created_by"]
 

@@ -68,6 +68,14 @@ class Table(models.Model):
         default=30, choices=[(0, _("off")), (15, "15 s"), (30, "30 s"), (60, "60 s")]
     )
     players = models.PositiveSmallIntegerField(default=4)
+    season = models.ForeignKey(
+        "leagues.Season",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="tables",
+        help_text=_("the league season this table's matches count for, if any"),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -87,6 +95,8 @@ class Table(models.Model):
             engine.variants.check_players(self.variant.key, self.players)
         except engine.OptionsError as exc:
             raise ValidationError({"options": str(exc)}) from exc
+        if self.season_id and self.season and self.season.league.variant_id != self.variant_id:
+            raise ValidationError({"season": "the season's league plays another variant"})
 
     @property
     def partners(self) -> bool:

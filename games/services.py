@@ -71,6 +71,7 @@ def create_table(
     is_private: bool = False,
     move_timer: int | None = None,
     players: int = 4,
+    season: Any = None,
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine."""
     v = variant if isinstance(variant, Variant) else Variant.objects.get(key=variant)
@@ -84,6 +85,8 @@ def create_table(
         raise GameError("bad_options", str(exc)) from exc
     if checked.get("partners") and players != 4:
         raise GameError("bad_options", "partners need four players")
+    if season is not None and season.league.variant_id != v.pk:
+        raise GameError("bad_season", "the season's league plays another variant")
     with transaction.atomic():
         table = Table.objects.create(
             variant=v,
@@ -93,6 +96,7 @@ def create_table(
             created_by=created_by,
             move_timer=int(checked["timer"]),
             players=players,
+            season=season,
         )
         Seat.objects.bulk_create(
             [

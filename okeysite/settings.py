@@ -45,6 +45,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "games",
+    "leagues",
     "accounts",
     "django.contrib.admin",
     "django.contrib.auth",
