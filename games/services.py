@@ -294,8 +294,18 @@ def play(
         if client_move_id:
             first = Move.objects.filter(hand_id=pk, client_move_id=client_move_id).first()
             if first is not None:
-                return Played(first, first.number, list(first.events), repeated=True)
+                return _repeated(first, seat, by)
         raise
+
+
+def _repeated(first: Move, seat: int, by: AbstractBaseUser | str) -> Played:
+    """A client_move_id seen before: the same sender gets the first result, nobody else."""
+    same = first.seat == seat and (
+        first.by != Move.By.USER or (not isinstance(by, str) and first.user_id == by.pk)
+    )
+    if not same:
+        raise GameError("bad_move", "that client_move_id belongs to another move")
+    return Played(first, first.number, list(first.events), repeated=True)
 
 
 def _play_locked(
@@ -310,7 +320,7 @@ def _play_locked(
     if client_move_id:
         first = Move.objects.filter(hand=h, client_move_id=client_move_id).first()
         if first is not None:
-            return Played(first, first.number, list(first.events), repeated=True)
+            return _repeated(first, seat, by)
     if h.status != Hand.Status.PLAYING:
         raise GameError("hand_over", "the hand has ended")
     if expected_version is not None and expected_version != h.version:

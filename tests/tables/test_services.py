@@ -90,6 +90,9 @@ def test_it_refuses_stale_versions_and_repeats_a_client_move_id() -> None:
     again = services.play(hand, 0, move, by=users[0], expected_version=0, client_move_id="a1")
     assert again.repeated and again.move.pk == first.move.pk
     assert Move.objects.filter(hand=hand).count() == 1
+    with pytest.raises(services.GameError) as exc:  # someone else's id reveals nothing
+        services.play(hand, 1, {"do": "draw"}, by=users[1], client_move_id="a1")
+    assert exc.value.code == "bad_move"
     with pytest.raises(services.StaleVersion):
         services.play(hand, 1, {"do": "draw"}, by=users[1], expected_version=0)
     hand.refresh_from_db()
