@@ -2,6 +2,7 @@
 and a seat's view never leaks another rack or the pile order."""
 
 import json
+import os
 import random
 from collections import Counter
 from pathlib import Path
@@ -14,6 +15,8 @@ from games.engine.selfplay import candidate_moves, play_random_turn, random_hand
 from games.engine.tiles import FAKE, format_tile
 
 ROOT = Path(__file__).resolve().parents[2]
+# A fixed sequence of examples keeps the suite stable; OKEY_FUZZ=1 explores new ones each run.
+FUZZ = bool(os.environ.get("OKEY_FUZZ"))
 VARIANTS = ["classic", "duz", "okey51", "gobek17"]
 
 
@@ -74,7 +77,12 @@ def test_it_refuses_moves_after_the_end() -> None:
     assert hand.play(hand.turn, {"do": "draw"}).error == "hand_over"
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+    derandomize=not FUZZ,
+)
 @given(st.sampled_from(VARIANTS), st.integers(0, 2**32))
 def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None:
     rng = random.Random(seed)
@@ -97,7 +105,7 @@ def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None
     assert Hand.from_state(json.loads(json.dumps(state))).to_state() == state
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=20, deadline=None, derandomize=not FUZZ)
 @given(st.sampled_from(VARIANTS), st.integers(0, 2**32), st.integers(0, 3))
 def test_it_never_shows_a_seat_another_rack_or_the_pile(variant: str, seed: int, seat: int) -> None:
     rng = random.Random(seed)
