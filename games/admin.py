@@ -101,16 +101,24 @@ def _scoreboard(totals: list[int], hand_rows: list[Hand]) -> str:
     )
 
 
-class HandInline(admin.TabularInline):
-    model = Hand
+class ReadOnlyInline(admin.TabularInline):
+    """Rows written only by the move service: shown, never added, changed or deleted here."""
+
     extra = 0
     can_delete = False
-    fields = ["number", "starter", "status", "ending", "finisher", "kind", "hand_scores"]
-    readonly_fields = fields
-    show_change_link = True
 
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+class HandInline(ReadOnlyInline):
+    model = Hand
+    fields = ["number", "starter", "status", "ending", "finisher", "kind", "hand_scores"]
+    readonly_fields = fields
+    show_change_link = True
 
 
 @admin.register(Match)
@@ -134,18 +142,10 @@ class MatchAdmin(admin.ModelAdmin):
         self.message_user(request, f"{queryset.count()} match(es) ended", messages.SUCCESS)
 
 
-class MoveInline(admin.TabularInline):
+class MoveInline(ReadOnlyInline):
     model = Move
-    extra = 0
-    can_delete = False
     fields = ["number", "seat", "action", "events", "by", "user", "created_at"]
     readonly_fields = fields
-
-    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
 
 @admin.register(Hand)

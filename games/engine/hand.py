@@ -318,14 +318,9 @@ class Hand:
             raise MoveError("bad_tile", str(exc)) from exc
 
     def _remove(self, seat: int, tiles: Sequence[int]) -> None:
-        rack = self.racks[seat]
-        need = Counter(tiles)
-        have = Counter(rack)
-        for t, k in need.items():
-            if have[t] < k:
-                raise MoveError("tile_not_in_rack", f"{format_tile(t)} is not in the rack")
+        self._check_in_rack(seat, tiles)
         for t in tiles:
-            rack.remove(t)
+            self.racks[seat].remove(t)
 
     def _keep_one(self, seat: int, using: int) -> None:
         if len(self.racks[seat]) - using < 1:

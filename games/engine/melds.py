@@ -80,9 +80,6 @@ class Meld:
         taken = {colour_of(s) for s in self.stands if s != UNSET}
         return [c for c in range(4) if c not in taken]
 
-    def open_wilds(self) -> int:
-        return sum(1 for s in self.stands if s == UNSET)
-
     def tokens(self) -> list[str]:
         """The meld's tiles in notation; a wild with a known meaning carries it (``B7:R2``)."""
         out = []

@@ -92,19 +92,9 @@ def okey_of(indicator: int) -> int:
     return c * 13 + (n % 13)
 
 
-def sort_key(t: int) -> int:
-    """Canonical order: R1..R13, B1.., K1.., Y1..Y13, then F."""
-    return t
-
-
 def physical_tiles() -> list[int]:
     """The 106 tiles in canonical deal order: R,B,K,Y 1..13, the same 52 again, then F, F."""
     return list(range(NUMBERED)) * 2 + [FAKE, FAKE]
-
-
-def full_set_counts() -> list[int]:
-    """How many of each tile code (0..52) a set holds: two of each."""
-    return [2] * (NUMBERED + 1)
 
 
 def new_seed() -> str:
