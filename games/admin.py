@@ -7,13 +7,14 @@ from typing import Any
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import engine, services
-from games.models import Hand, Match, Move, Seat, Table, Variant
+from games.models import Hand, Match, Move, Participant, Seat, Table, Variant
 
 
 class OptionsForm(forms.ModelForm):
@@ -44,18 +45,22 @@ class VariantForm(OptionsForm):
 class TableForm(OptionsForm):
     class Meta:
         model = Table
-        fields = [
-            "variant",
-            "name",
-            "options",
-            "is_private",
-            "invite_token",
-            "created_by",
-            "status",
-            "move_timer",
-            "players",
-            "season",
-        ]
+        fields = ["variant", "name", "options", "is_private", "move_timer", "players", "season"]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean()
+        if self.instance.pk is None and data.get("variant") and not self.errors:
+            try:
+                services.check_table_settings(
+                    data["variant"],
+                    data.get("options"),
+                    data.get("move_timer"),
+                    data.get("players") or 4,
+                    data.get("season"),
+                )
+            except services.GameError as exc:
+                raise ValidationError(exc.message) from exc
+        return data
 
 
 @admin.register(Variant)
@@ -66,20 +71,119 @@ class VariantAdmin(admin.ModelAdmin):
 
 
 class SeatInline(admin.TabularInline):
+    """Seats are changed by the seat services (sit, stand, remove a player), never here."""
+
     model = Seat
     extra = 0
-    fields = ["position", "user", "bot_level", "team", "connected", "away", "last_seen"]
-    raw_id_fields = ["user"]
+    can_delete = False
+    fields = ["position", "user", "bot_level", "team", "away", "last_seen", "timeouts_in_a_row"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+# A table's game settings are fixed once it exists; these may change through the service.
+TABLE_EDITABLE = ["name", "is_private", "season"]
 
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
+    """Tables are created through ``services.create_table`` and edited through
+    ``services.update_table``: the admin writes no game-state field directly."""
+
     form = TableForm
     inlines = [SeatInline]
     list_display = ["name", "variant", "status", "is_private", "move_timer", "created_at"]
     list_filter = ["variant", "status", "is_private", "season", "created_at"]
     search_fields = ["name", "seats__user__username", "created_by__username"]
-    raw_id_fields = ["created_by"]
+
+    def get_fields(self, request: HttpRequest, obj: Table | None = None) -> list[str]:
+        if obj is None:
+            return ["variant", "name", "options", "is_private", "move_timer", "players", "season"]
+        return [
+            "name",
+            "is_private",
+            "season",
+            "variant",
+            "options",
+            "players",
+            "move_timer",
+            "status",
+            "created_by",
+            "invite_token",
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Table | None = None) -> list[str]:
+        if obj is None:
+            return []
+        return [f for f in self.get_fields(request, obj) if f not in TABLE_EDITABLE]
+
+    def has_delete_permission(self, request: HttpRequest, obj: Table | None = None) -> bool:
+        # A table with matches holds their history: it is never deleted.
+        if obj is not None and obj.matches.exists():
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def save_model(self, request: HttpRequest, obj: Table, form: Any, change: bool) -> None:
+        data = form.cleaned_data
+        try:
+            if change:
+                changes = {f: data[f] for f in TABLE_EDITABLE if f in form.changed_data}
+                if changes:
+                    services.update_table(obj.pk, by=request.user, **changes)
+                return
+            table = services.create_table(
+                variant=data["variant"],
+                created_by=request.user,  # type: ignore[arg-type]
+                name=data["name"],
+                options=data["options"],
+                is_private=data["is_private"],
+                move_timer=data["move_timer"],
+                players=data["players"],
+                season=data["season"],
+            )
+        except services.GameError as exc:  # the form checked these; a race is all that is left
+            self.message_user(request, exc.message, messages.ERROR)
+            raise
+        obj.pk = table.pk
+        obj.refresh_from_db()
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        return None  # seats are read-only here; the service made them
+
+
+@admin.register(Seat)
+class SeatAdmin(admin.ModelAdmin):
+    """Seats, read-only, with the staff action that takes a player off a seat."""
+
+    list_display = ["table", "position", "user", "bot_level", "away", "last_seen"]
+    list_filter = ["away", "bot_level", "table__status"]
+    search_fields = ["table__name", "user__username"]
+    fields = ["table", "position", "user", "bot_level", "team", "away", "last_seen"]
+    readonly_fields = fields
+    actions = ["remove_players"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.action(description=_("Remove the player from the selected seats (a bot takes over)"))
+    def remove_players(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
+        done = 0
+        for seat in queryset:
+            try:
+                services.remove_player(seat, by=request.user)
+                done += 1
+            except services.GameError as exc:
+                self.message_user(request, f"{seat}: {exc.message}", messages.ERROR)
+        if done:
+            self.message_user(request, f"{done} player(s) removed", messages.SUCCESS)
 
 
 def _scoreboard(totals: list[int], hand_rows: list[Hand]) -> str:
@@ -127,9 +231,18 @@ class MatchAdmin(admin.ModelAdmin):
     list_display = ["id", "table", "status", "totals", "winners", "started_at"]
     list_filter = ["status", "table__variant", "started_at"]
     search_fields = ["table__name", "table__seats__user__username"]
-    readonly_fields = ["table", "hands_planned", "totals", "ranking", "winners", "scoreboard"]
     fields = ["table", "status", "hands_planned", "totals", "ranking", "winners", "scoreboard"]
+    readonly_fields = fields
     actions = ["end_stuck_matches"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a match changes only through the services (see the action below)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # results and move logs are history
 
     @admin.display(description=_("scoreboard"))
     def scoreboard(self, obj: Match) -> str:
@@ -137,20 +250,42 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("End the selected matches (abandon their open hand)"))
     def end_stuck_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
+        ended = 0
         for match in queryset:
-            services.end_match(match)
-        self.message_user(request, f"{queryset.count()} match(es) ended", messages.SUCCESS)
+            try:
+                services.end_match(match, by=request.user)
+                ended += 1
+            except services.GameError as exc:
+                self.message_user(request, f"{match}: {exc.message}", messages.ERROR)
+        self.message_user(request, f"{ended} match(es) ended", messages.SUCCESS)
 
 
 class MoveInline(ReadOnlyInline):
+    """The move log. While the hand is live, staff see each move's public events only: the
+    tile a seat drew stays hidden until the hand is over."""
+
     model = Move
-    fields = ["number", "seat", "action", "events", "by", "user", "created_at"]
+    fields = ["number", "seat", "action", "shown_events", "by", "user", "bot_level", "created_at"]
+    readonly_fields = fields
+
+    @admin.display(description=_("events"))
+    def shown_events(self, obj: Move) -> Any:
+        if obj.hand.status == Hand.Status.PLAYING:
+            return [engine.event_for(e, -1) for e in obj.events]
+        return obj.events
+
+
+class ParticipantInline(ReadOnlyInline):
+    model = Participant
+    fields = ["position", "user", "bot_level", "team"]
     readonly_fields = fields
 
 
 @admin.register(Hand)
 class HandAdmin(admin.ModelAdmin):
-    inlines = [MoveInline]
+    """Hands are read-only here: their rows change only under the move service's lock."""
+
+    inlines = [ParticipantInline, MoveInline]
     list_display = ["id", "match", "number", "status", "ending", "kind", "hand_scores"]
     list_filter = ["status", "match__table__variant", "started_at"]
     search_fields = ["match__table__name", "match__table__seats__user__username"]
@@ -176,6 +311,12 @@ class HandAdmin(admin.ModelAdmin):
     ]
 
     def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
     @admin.display(description=_("seed"))

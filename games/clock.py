@@ -1,75 +1,145 @@
-"""The clock: bots play their seats, and a seat whose time ran out is played by the greedy bot.
+"""The clock: bots play their seats, and a seat whose time ran out is played by a stand-in bot.
 
-``tick()`` does one pass over the hands being played and is what the ``run_clock`` worker runs
-in a loop. Several workers may run at once: a timeout is claimed by a conditional update
-(``services.claim_timeout``) and every move goes through ``services.play`` with the version the
-worker read, so a second worker's move is refused as stale and never applied twice.
+``tick()`` is one pass, and what the ``run_clock`` worker runs in a loop:
+
+1. mark players away who are gone (no fresh socket for the grace period);
+2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
+   or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
+   are read; a hand's state is loaded when it is played;
+3. for each, take a lease (a conditional update of ``lease_until``), so that of several
+   workers exactly one plays a hand's turn, then play the turn through ``services.play`` and
+   release the lease. A worker that dies holding a lease loses it when the lease runs out.
+
+Each hand is handled on its own: one that fails is logged with its id and put aside for a
+while, and the pass goes on with the others. Who plays the turn is
+``policy.actor_for_turn``, the same answer the move service checks moves against.
 """
 
 from __future__ import annotations
 
 import logging
 import random
+import secrets
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from games import services
+from games import policy, services
 from games.engine.bots import choose_moves
 from games.models import Hand, Seat
 
 log = logging.getLogger(__name__)
 
-TIMEOUT_LEVEL = "greedy"
+# How long a worker may hold a hand; a turn takes well under a second.
+LEASE_SECONDS = 30
+# How long a hand whose turn failed is left alone before it is tried again.
+FAILED_BACKOFF_SECONDS = 60
+# Hands handled in one pass, oldest change first, so that no table starves.
+BATCH = 200
+
+
+def due_hands(now: Any, bot_delay: float = 0.0) -> list[int]:
+    """Ids of the hands whose turn the clock should play now, least recently changed first."""
+    on_turn = Seat.objects.filter(table_id=OuterRef("match__table_id"), position=OuterRef("turn"))
+    stand_in = on_turn.filter(Q(bot_level__gt="") | Q(away=True) | Q(user__isnull=True))
+    due = (
+        Hand.objects.filter(status=Hand.Status.PLAYING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
+        .annotate(bot_on_turn=Exists(stand_in))
+        .filter(
+            Q(deadline__lte=now)
+            | Q(clock_turn=F("turn_index"))
+            | Q(bot_on_turn=True, updated_at__lte=now - timedelta(seconds=bot_delay))
+        )
+        .order_by("updated_at", "pk")
+    )
+    return list(due.values_list("pk", flat=True)[:BATCH])
 
 
 def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) -> int:
     """One pass: mark gone players away, then play every turn that is due. Returns moves played."""
     now = now or timezone.now()
-    services.mark_gone_players_away(grace_seconds, now)
+    try:
+        services.mark_gone_players_away(grace_seconds, now)
+    except Exception:
+        log.exception("marking gone players away failed")
     played = 0
-    hands = (
-        Hand.objects.filter(status=Hand.Status.PLAYING)
-        .select_related("match__table")
-        .prefetch_related(
-            Prefetch("match__table__seats", queryset=Seat.objects.order_by("position"))
-        )
-    )
-    for hand in hands:
-        seat = next(s for s in hand.match.table.seats.all() if s.position == hand.turn)
-        if hand.clock_turn == hand.turn_index:
-            # A claimed timeout whose turn is not finished yet (a worker stopped mid-turn).
-            played += play_turn(hand.pk, seat.position, services.CLOCK, TIMEOUT_LEVEL)
-        elif seat.bot_level or seat.away:
-            if hand.updated_at <= now - timedelta(seconds=bot_delay):
-                level = seat.bot_level or TIMEOUT_LEVEL
-                played += play_turn(hand.pk, seat.position, services.BOT, level)
-        elif hand.deadline is not None and hand.deadline <= now:
-            if services.claim_timeout(hand.pk, now) is not None:
-                played += play_turn(hand.pk, seat.position, services.CLOCK, TIMEOUT_LEVEL)
+    for hand_id in due_hands(now, bot_delay):
+        try:
+            played += run_hand(hand_id, now)
+        except Exception:
+            log.exception("the clock could not play hand %s; trying it again later", hand_id)
+            Hand.objects.filter(pk=hand_id).update(
+                lease_until=timezone.now() + timedelta(seconds=FAILED_BACKOFF_SECONDS),
+                lease_owner="failed",
+            )
     return played
+
+
+def take_lease(hand_id: int, now: Any = None) -> str | None:
+    """Lease a hand for this worker: a token if it won, None if another worker holds it."""
+    now = now or timezone.now()
+    token = secrets.token_hex(8)
+    won = (
+        Hand.objects.filter(pk=hand_id, status=Hand.Status.PLAYING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
+        .update(lease_until=now + timedelta(seconds=LEASE_SECONDS), lease_owner=token)
+    )
+    return token if won == 1 else None
+
+
+def release_lease(hand_id: int, token: str) -> None:
+    Hand.objects.filter(pk=hand_id, lease_owner=token).update(lease_until=None, lease_owner="")
+
+
+def run_hand(hand_id: int, now: Any = None) -> int:
+    """Play the due turn of one hand under a lease. Returns the moves played."""
+    now = now or timezone.now()
+    token = take_lease(hand_id, now)
+    if token is None:
+        return 0
+    try:
+        hand = Hand.objects.select_related("match").get(pk=hand_id)
+        seat = _seat_on_turn(hand)
+        actor = policy.actor_for_turn(hand, seat)
+        if actor.kind == "player":
+            if hand.deadline is None or hand.deadline > now:
+                return 0  # the player's time has not run out: nothing to do
+            if services.claim_timeout(hand.pk, now) is None:
+                return 0
+            return play_turn(hand_id, seat.position, services.CLOCK, policy.STAND_IN_LEVEL)
+        return play_turn(hand_id, seat.position, actor.kind, actor.level)
+    finally:
+        release_lease(hand_id, token)
+
+
+def _seat_on_turn(hand: Hand) -> Seat:
+    seat = Seat.objects.filter(table_id=hand.match.table_id, position=hand.turn).first()
+    if seat is None:
+        raise LookupError(f"hand {hand.pk}: the table has no seat {hand.turn}")
+    return seat
 
 
 def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> int:
     """Play ``seat``'s current turn with the bot, one move at a time through the service.
 
     Stops when the turn ends, when the hand changed under us (another worker, or the player
-    came back), or when the clock no longer holds the turn.
+    came back), or when the policy no longer hands the turn to ``by``.
     """
     played = 0
     for _ in range(limit):
         hand = Hand.objects.get(pk=hand_id)
         if hand.status != Hand.Status.PLAYING or hand.turn != seat:
             return played
-        if by == services.CLOCK and hand.clock_turn != hand.turn_index:
-            return played
         view = hand.view_for(seat)
         rng = random.Random(f"{hand_id}-{hand.version}")
         for move in choose_moves(view, level, rng):
             try:
-                services.play(hand, seat, move, by=by, expected_version=hand.version)
+                services.play(
+                    hand, seat, move, by=by, expected_version=hand.version, level=level
+                )
             except services.StaleVersion:
                 return played
             except services.GameError as exc:

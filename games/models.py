@@ -7,6 +7,7 @@ version number, and the move log beside it. Only ``games.services`` writes these
 from __future__ import annotations
 
 import secrets
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
@@ -123,9 +124,9 @@ class Seat(models.Model):
     )
     bot_level = models.CharField(max_length=10, choices=Bot.choices, default="", blank=True)
     team = models.PositiveSmallIntegerField(null=True, blank=True)
-    connected = models.BooleanField(default=False)
-    sockets = models.PositiveSmallIntegerField(default=0)
     away = models.BooleanField(default=False)
+    # When the holder was last known to be here: they sat down, or a socket of theirs closed.
+    # While a socket is open, its Presence row says so; the away rule counts from this time.
     last_seen = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
 
@@ -158,6 +159,31 @@ class Seat(models.Model):
     @property
     def is_empty(self) -> bool:
         return not self.user_id and not self.bot_level
+
+
+class Presence(models.Model):
+    """One open table socket of a seated player, refreshed by the socket's heartbeat.
+
+    A seat's holder is here while one of their rows for that seat is fresh. A socket that
+    closes deletes its row; one whose server died stops refreshing it, so it goes stale.
+    Rows name the user as well as the seat, so a new occupant never inherits "here".
+    """
+
+    # Seconds between heartbeats, and the age after which a row no longer counts.
+    HEARTBEAT = 15
+    FRESH = 45
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="presences")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} at seat {self.seat_id} ({self.channel_name})"
+
+    @classmethod
+    def fresh_since(cls, now: Any) -> Any:
+        return now - timedelta(seconds=cls.FRESH)
 
 
 class Match(models.Model):
@@ -208,6 +234,9 @@ class Hand(models.Model):
     turn_index = models.PositiveIntegerField(default=0)
     # The turn (turn_index) whose timeout the clock has claimed: it may play that turn.
     clock_turn = models.PositiveIntegerField(null=True, blank=True)
+    # A clock worker's lease on this hand: while it runs, no other worker plays its bots.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_owner = models.CharField(max_length=64, blank=True)
     updated_at = models.DateTimeField(auto_now=True)
     ending = models.CharField(max_length=10, blank=True)
     finisher = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -232,7 +261,7 @@ class Hand(models.Model):
         return f"hand {self.number} of match {self.match_id}"
 
     def engine_hand(self) -> engine.Hand:
-        """The engine's hand rebuilt from the snapshot."""
+        """The engine's hand rebuilt from the snapshot (its move log is the Move rows)."""
         return engine.Hand.from_state(self.state)
 
     @property
@@ -241,11 +270,47 @@ class Hand(models.Model):
         return self.seed if self.status != self.Status.PLAYING else None
 
     def view_for(self, seat: int) -> dict[str, Any]:
+        """What ``seat`` may see: the engine's per-seat view."""
         return self.engine_hand().view(seat)
+
+    def public_view(self) -> dict[str, Any]:
+        """What everyone may see: the engine's public view."""
+        return self.engine_hand().public_view()
+
+
+class Participant(models.Model):
+    """Who held a seat when a hand was dealt: a player or a bot of a level.
+
+    Seats change hands (a player stands up, a bot takes over, a seat is reused), so results,
+    ratings and histories read who played from here, not from today's seat.
+    """
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="participants")
+    position = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="hands_played",
+    )
+    bot_level = models.CharField(max_length=10, blank=True)
+    team = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["hand", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "position"], name="unique_participant_seat"),
+        ]
+
+    def __str__(self) -> str:
+        who = self.user_id or f"bot ({self.bot_level})"
+        return f"seat {self.position} of {self.hand}: {who}"
 
 
 class Move(models.Model):
-    """One accepted move, in order: what was asked, what it did, and who sent it."""
+    """One accepted move, in order: the engine's normalised move, what it did, and who played
+    it (the player, or the bot and its level). These rows are the hand's only move log."""
 
     class By(models.TextChoices):
         USER = "user", _("player")
@@ -261,6 +326,8 @@ class Move(models.Model):
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
     )
+    # The bot level that chose a bot's or the clock's move.
+    bot_level = models.CharField(max_length=10, blank=True)
     # NULL, not "", for moves without an id: the unique constraint then ignores them.
     client_move_id = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     created_at = models.DateTimeField(auto_now_add=True)

@@ -17,29 +17,20 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from games import engine
-from games.models import Hand, Match, Move, Seat, Table, Variant
+from games import engine, policy
+from games.errors import GameError, NotAllowed, StaleVersion
+from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Variant
 
 log = logging.getLogger(__name__)
 
-BOT = "bot"
-CLOCK = "clock"
+BOT = policy.BOT
+CLOCK = policy.CLOCK
+SYSTEM = policy.SYSTEM
 
-
-class GameError(Exception):
-    """A refused request; ``code`` is stable (engine codes for refused moves)."""
-
-    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-        self.detail = detail
-
-
-class StaleVersion(GameError):
-    """The client played against an older version of the hand."""
+__all__ = ["BOT", "CLOCK", "SYSTEM", "GameError", "NotAllowed", "StaleVersion"]
 
 
 def table_group(table_id: int) -> str:
@@ -75,18 +66,7 @@ def create_table(
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine."""
     v = variant if isinstance(variant, Variant) else Variant.objects.get(key=variant)
-    merged = {**v.default_options, **(options or {})}
-    if move_timer is not None:
-        merged["timer"] = move_timer
-    try:
-        checked = engine.validate_options(v.key, merged)
-        engine.variants.check_players(v.key, players)
-    except engine.OptionsError as exc:
-        raise GameError("bad_options", str(exc)) from exc
-    if checked.get("partners") and players != 4:
-        raise GameError("bad_options", "partners need four players")
-    if season is not None and season.league.variant_id != v.pk:
-        raise GameError("bad_season", "the season's league plays another variant")
+    checked = check_table_settings(v, options, move_timer, players, season)
     with transaction.atomic():
         table = Table.objects.create(
             variant=v,
@@ -108,45 +88,79 @@ def create_table(
     return table
 
 
-def _locked_table(table: Table | int) -> Table:
+def check_table_settings(
+    variant: Variant, options: dict[str, Any] | None, move_timer: int | None, players: int, season: Any
+) -> dict[str, Any]:
+    """The table options a new table of ``variant`` gets, checked by the engine."""
+    merged = {**variant.default_options, **(options or {})}
+    if move_timer is not None:
+        merged["timer"] = move_timer
+    try:
+        checked = engine.validate_options(variant.key, merged)
+        engine.variants.check_players(variant.key, players)
+    except engine.OptionsError as exc:
+        raise GameError("bad_options", str(exc)) from exc
+    if checked.get("partners") and players != 4:
+        raise GameError("bad_options", "partners need four players")
+    if season is not None and season.league.variant_id != variant.pk:
+        raise GameError("bad_season", "the season's league plays another variant")
+    return checked
+
+
+def _locked_table(table: Table | int) -> tuple[Table, list[Seat]]:
+    """Lock a table row and its seats: seat changes at one table happen one at a time."""
     pk = table.pk if isinstance(table, Table) else table
-    return Table.objects.select_for_update().get(pk=pk)
+    t = Table.objects.select_for_update(of=("self",)).select_related("variant").get(pk=pk)
+    seats = list(Seat.objects.select_for_update().filter(table=t).order_by("position"))
+    return t, seats
 
 
-def sit(table: Table | int, user: AbstractBaseUser, position: int | None = None) -> Seat:
-    """Seat a player at an empty place (the first free one if none is named)."""
+def sit(
+    table: Table | int,
+    user: AbstractBaseUser,
+    position: int | None = None,
+    *,
+    invite: str | None = None,
+) -> Seat:
+    """Seat a player at an empty place (the first free one if none is named), or give them
+    their own seat back (an away player returns)."""
     with transaction.atomic():
-        t = _locked_table(table)
-        seats = list(Seat.objects.select_for_update().filter(table=t))
-        mine = next((s for s in seats if s.user_id == user.pk), None)
-        if mine is not None:
-            if mine.away:
-                mine.away = False
-                mine.timeouts_in_a_row = 0
-                mine.save(update_fields=["away", "timeouts_in_a_row"])
-            return mine
-        if t.status == Table.Status.FINISHED:
-            raise GameError("table_finished", "this table has finished")
-        free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
-        if not free:
-            raise GameError("seat_taken", "that seat is not free")
-        seat = free[0]
+        t, seats = _locked_table(table)
+        seat = policy.check_sit(t, seats, user, position, invite)
+        if seat.user_id == user.pk:
+            if seat.away:
+                seat.away = False
+                seat.timeouts_in_a_row = 0
+                seat.last_seen = timezone.now()
+                seat.save(update_fields=["away", "timeouts_in_a_row", "last_seen"])
+            return seat
         seat.user = user  # type: ignore[assignment]
-        seat.save(update_fields=["user"])
+        # A new occupant starts fresh: nothing of the previous holder's presence carries over.
+        seat.away = False
+        seat.timeouts_in_a_row = 0
+        seat.last_seen = timezone.now()
+        seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
     _publish(t.id, {"type": "table.changed", "table": t.id})
     return seat
 
 
-def add_bot(table: Table | int, position: int, level: str = "greedy") -> Seat:
-    """Put a bot of ``level`` on an empty seat."""
-    if level not in Seat.Bot.values or not level:
-        raise GameError("bad_bot", f"no bot level {level!r}")
+def add_bot(table: Table | int, position: int, level: str = "greedy", *, by: Any) -> Seat:
+    """Put a bot of ``level`` on an empty seat (the table's host, before the match)."""
     with transaction.atomic():
-        t = _locked_table(table)
-        seat = Seat.objects.select_for_update().filter(table=t, position=position).first()
-        if seat is None or not seat.is_empty:
-            raise GameError("seat_taken", "that seat is not free")
+        t, seats = _locked_table(table)
+        seat = policy.check_seat_bot(t, seats, by, position, level)
         seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+    _publish(t.id, {"type": "table.changed", "table": t.id})
+    return seat
+
+
+def remove_bot(table: Table | int, position: int, *, by: Any) -> Seat:
+    """Take a bot off its seat (the table's host, before the match)."""
+    with transaction.atomic():
+        t, seats = _locked_table(table)
+        seat = policy.check_remove_bot(t, seats, by, position)
+        seat.bot_level = ""
         seat.save(update_fields=["bot_level"])
     _publish(t.id, {"type": "table.changed", "table": t.id})
     return seat
@@ -155,35 +169,62 @@ def add_bot(table: Table | int, position: int, level: str = "greedy") -> Seat:
 def stand(table: Table | int, user: AbstractBaseUser) -> None:
     """Leave a seat. Before a match the seat is freed; during one, a bot keeps it warm."""
     with transaction.atomic():
-        t = _locked_table(table)
-        seat = Seat.objects.select_for_update().filter(table=t, user=user).first()
-        if seat is None:
-            raise GameError("not_seated", "you have no seat at this table")
+        t, seats = _locked_table(table)
+        seat = policy.check_stand(t, seats, user)
         if t.status == Table.Status.PLAYING:
             seat.away = True
             seat.save(update_fields=["away"])
         else:
-            seat.user = None
-            seat.save(update_fields=["user"])
+            _free(seat)
     _publish(t.id, {"type": "table.changed", "table": t.id})
 
 
 leave = stand
 
 
-def start_match(table: Table | int, *, seed: str | None = None) -> Match:
+def _free(seat: Seat) -> None:
+    seat.user = None
+    seat.away = False
+    seat.timeouts_in_a_row = 0
+    seat.last_seen = None
+    seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
+    seat.presences.all().delete()
+
+
+def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEVEL) -> Seat:
+    """Staff take a player off a seat. Before a match the seat is freed; during one a bot of
+    ``level`` takes the seat over for the rest of the match (the hands already dealt keep
+    the player as their participant)."""
+    policy.check_staff(by, "remove a player")
+    pk = seat.pk if isinstance(seat, Seat) else seat
+    table_id = Seat.objects.values_list("table_id", flat=True).get(pk=pk)
+    with transaction.atomic():
+        t, seats = _locked_table(table_id)
+        s = next(x for x in seats if x.pk == pk)
+        if not s.user_id:
+            raise GameError("not_seated", "nobody sits on that seat")
+        if t.status == Table.Status.PLAYING:
+            if level not in Seat.Bot.values or not level:
+                raise GameError("bad_bot", f"no bot level {level!r}")
+            _free(s)
+            s.bot_level = level
+            s.save(update_fields=["bot_level"])
+        else:
+            _free(s)
+    _publish(t.id, {"type": "table.changed", "table": t.id})
+    return s
+
+
+def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
     """Start a match once every seat is filled; hand 1 is dealt from ``seed`` (or a fresh one)."""
     with transaction.atomic():
-        t = _locked_table(table)
-        if Match.objects.filter(table=t, status=Match.Status.PLAYING).exists():
-            raise GameError("match_in_progress", "a match is being played at this table")
-        seats = list(Seat.objects.filter(table=t))
-        if any(s.is_empty for s in seats):
-            raise GameError("seats_not_filled", "every seat needs a player or a bot")
+        t, seats = _locked_table(table)
+        running = Match.objects.filter(table=t, status=Match.Status.PLAYING).exists()
+        policy.check_start(t, seats, by, running)
         start = engine.scoring.start_score(t.variant.key, t.options)
         hands = t.options.get("hands") if _planned(t) else None
         match = Match.objects.create(table=t, hands_planned=hands, totals=[start] * t.players)
-        hand = _deal(match, t, number=1, starter=0, scores=match.totals, seed=seed)
+        hand = _deal(match, t, seats, number=1, starter=0, scores=match.totals, seed=seed)
         t.status = Table.Status.PLAYING
         t.save(update_fields=["status"])
     _publish(t.id, {"type": "hand.dealt", "table": t.id, "hand": hand.id, "version": 0})
@@ -198,7 +239,14 @@ def _planned(t: Table) -> bool:
 
 
 def _deal(
-    match: Match, t: Table, *, number: int, starter: int, scores: list[int], seed: str | None
+    match: Match,
+    t: Table,
+    seats: list[Seat],
+    *,
+    number: int,
+    starter: int,
+    scores: list[int],
+    seed: str | None,
 ) -> Hand:
     seed = seed or engine.new_seed()
     eng = engine.Hand.from_deal(
@@ -210,28 +258,58 @@ def _deal(
         number=number,
         seed=seed,
     )
-    return Hand.objects.create(
+    hand = Hand.objects.create(
         match=match,
         number=number,
         starter=starter,
         commitment=engine.commitment(seed),
         seed=seed,
-        state=eng.to_state(),
+        state=_snapshot(eng),
         turn=eng.turn,
         turn_index=eng.turn_index,
         deadline=_deadline(t),
     )
+    # Who holds each seat as the hand is dealt: results and ratings read who played from here.
+    Participant.objects.bulk_create(
+        [
+            Participant(
+                hand=hand,
+                position=s.position,
+                user_id=s.user_id,
+                bot_level=s.bot_level,
+                team=s.team,
+            )
+            for s in seats
+        ]
+    )
+    return hand
+
+
+def _snapshot(eng: engine.Hand) -> dict[str, Any]:
+    """The engine state to store. Its move log is left out: the Move rows are the one log."""
+    state = eng.to_state()
+    state.pop("log", None)
+    return state
 
 
 def _deadline(t: Table) -> Any:
     return timezone.now() + timedelta(seconds=t.move_timer) if t.move_timer else None
 
 
-def end_match(match: Match | int, reason: str = "ended by an administrator") -> Match:
-    """Stop a stuck match: its open hand and the match become abandoned."""
+def end_match(
+    match: Match | int, *, by: Any, reason: str = "ended by an administrator"
+) -> Match:
+    """Stop a stuck match: its open hand and the match become abandoned (staff only)."""
+    policy.check_staff(by, "end a match")
+    pk = match.pk if isinstance(match, Match) else match
     with transaction.atomic():
-        pk = match.pk if isinstance(match, Match) else match
-        m = Match.objects.select_for_update().get(pk=pk)
+        # Lock in the order a move does (hand, then match), so the two never deadlock.
+        list(
+            Hand.objects.select_for_update(of=("self",)).filter(
+                match_id=pk, status=Hand.Status.PLAYING
+            )
+        )
+        m = Match.objects.select_for_update(of=("self",)).get(pk=pk)
         if m.status != Match.Status.PLAYING:
             return m
         Hand.objects.filter(match=m, status=Hand.Status.PLAYING).update(
@@ -243,6 +321,26 @@ def end_match(match: Match | int, reason: str = "ended by an administrator") -> 
         Table.objects.filter(pk=m.table_id).update(status=Table.Status.OPEN)
     _publish(m.table_id, {"type": "table.changed", "table": m.table_id, "reason": reason})
     return m
+
+
+def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
+    """Staff change a table's name, privacy or league season. Game settings (variant, options,
+    players, timer) are fixed once the table exists; only these fields are written."""
+    policy.check_staff(by, "edit a table")
+    allowed = {"name", "is_private", "season"}
+    unknown = set(changes) - allowed
+    if unknown:
+        raise GameError("read_only", f"{', '.join(sorted(unknown))} cannot be changed")
+    with transaction.atomic():
+        t, _ = _locked_table(table)
+        season = changes.get("season", t.season)
+        if season is not None and season.league.variant_id != t.variant_id:
+            raise GameError("bad_season", "the season's league plays another variant")
+        for key, value in changes.items():
+            setattr(t, key, value)
+        t.save(update_fields=sorted(changes))
+    _publish(t.id, {"type": "table.changed", "table": t.id})
+    return t
 
 
 # ----------------------------------------------------------------------------- moves
@@ -265,13 +363,15 @@ def play(
     by: AbstractBaseUser | str,
     expected_version: int | None = None,
     client_move_id: str | None = None,
+    level: str = "",
 ) -> Played:
     """Apply one move for ``seat`` of ``hand``, as ``by`` (a user, ``"bot"`` or ``"clock"``).
 
     In one transaction: lock the hand, answer a repeated ``client_move_id`` with its first
-    result, refuse a stale ``expected_version``, check that ``by`` may act for the seat, apply
-    through the engine, append the move, store the snapshot and version, set the deadline,
-    close the hand and match when they end (dealing the next hand), and publish after commit.
+    result, refuse a stale ``expected_version``, check with the policy that ``by`` may act for
+    the seat, apply through the engine, append the engine's normalised move, store the snapshot
+    and version, set the deadline, close the hand and match when they end (dealing the next
+    hand), and publish after commit. ``level`` names the bot level that chose a bot's move.
     """
     pk = hand.pk if isinstance(hand, Hand) else hand
     if isinstance(seat, bool) or not isinstance(seat, int):
@@ -288,7 +388,7 @@ def play(
         raise GameError("bad_move", "client_move_id is a string of at most 64 characters")
     try:
         with transaction.atomic():
-            return _play_locked(pk, seat, move, by, expected_version, client_move_id)
+            return _play_locked(pk, seat, move, by, expected_version, client_move_id, level)
     except IntegrityError:
         # Two requests with the same client_move_id raced past the check: the first won.
         if client_move_id:
@@ -308,6 +408,17 @@ def _repeated(first: Move, seat: int, by: AbstractBaseUser | str) -> Played:
     return Played(first, first.number, list(first.events), repeated=True)
 
 
+def _lock_hand(pk: int) -> Hand:
+    """Lock the hand row, and only it. Every write to a hand's game state happens under this
+    lock, so moves at one table are applied one at a time; the match, table and variant rows
+    joined here are read, not locked (``of=("self",)``), so other tables never wait on them."""
+    return (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("match__table__variant")
+        .get(pk=pk)
+    )
+
+
 def _play_locked(
     pk: int,
     seat: int,
@@ -315,8 +426,9 @@ def _play_locked(
     by: AbstractBaseUser | str,
     expected_version: int | None,
     client_move_id: str | None,
+    level: str,
 ) -> Played:
-    h = Hand.objects.select_for_update().select_related("match__table__variant").get(pk=pk)
+    h = _lock_hand(pk)
     if client_move_id:
         first = Move.objects.filter(hand=h, client_move_id=client_move_id).first()
         if first is not None:
@@ -331,30 +443,35 @@ def _play_locked(
     seat_row = Seat.objects.filter(table=table, position=seat).first()
     if seat_row is None:
         raise GameError("bad_seat", f"no seat {seat} at this table")
-    kind, user = _check_actor(h, seat_row, by)
+    actor = policy.check_move(h, seat_row, by)
     eng = h.engine_hand()
     turn_before = eng.turn
     result = eng.play(seat, move)
     if not result.ok:
         raise GameError(result.error or "refused", result.message or "", result.detail)
     h.version += 1
+    user = by if actor.kind == "player" else None
     row = Move.objects.create(
         hand=h,
         number=h.version,
         seat=seat,
-        action=dict(move),
+        action=result.move,
         events=result.events,
-        by=kind,
+        by={"player": Move.By.USER, BOT: Move.By.BOT, CLOCK: Move.By.CLOCK}[actor.kind],
         user=user,
+        bot_level="" if user is not None else (level or actor.level),
         client_move_id=client_move_id or None,
     )
-    h.state = eng.to_state()
+    h.state = _snapshot(eng)
     h.turn, h.turn_index = eng.turn, eng.turn_index
     fields = ["state", "version", "deadline", "turn", "turn_index", "updated_at"]
     if eng.turn != turn_before or eng.over:
         h.deadline = None if eng.over else _deadline(table)
-    if kind == Move.By.USER and seat_row.timeouts_in_a_row:
-        Seat.objects.filter(pk=seat_row.pk).update(timeouts_in_a_row=0)
+    if user is not None and (seat_row.timeouts_in_a_row or seat_row.away):
+        # The player moved: they are here, and an away seat is theirs again at once.
+        Seat.objects.filter(pk=seat_row.pk).update(
+            away=False, timeouts_in_a_row=0, last_seen=timezone.now()
+        )
     next_hand = None
     if eng.over:
         next_hand = _close_hand(h, eng, table)
@@ -376,25 +493,6 @@ def _play_locked(
     return Played(row, h.version, result.events, next_hand=next_hand)
 
 
-def _check_actor(h: Hand, seat: Seat, by: AbstractBaseUser | str) -> tuple[str, Any]:
-    if by == BOT:
-        if not seat.bot_level and not seat.away:
-            raise GameError("not_your_seat", "a bot plays only bot seats and away players")
-        return Move.By.BOT, None
-    if by == CLOCK:
-        if h.clock_turn != h.turn_index:
-            raise GameError("not_your_seat", "the clock plays only a turn whose time ran out")
-        return Move.By.CLOCK, None
-    if isinstance(by, str) or not getattr(by, "is_authenticated", False):
-        raise GameError("not_your_seat", "sign in to play")
-    if seat.user_id != by.pk:
-        raise GameError("not_your_seat", "that is not your seat")
-    if seat.away:
-        # A returning player takes the seat back at once.
-        Seat.objects.filter(pk=seat.pk).update(away=False, timeouts_in_a_row=0)
-    return Move.By.USER, by
-
-
 def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> Hand | None:
     r = eng.result
     h.status = Hand.Status.FINISHED
@@ -405,7 +503,7 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> Hand | None:
     h.hand_scores = r["hand_scores"]
     h.finished_at = timezone.now()
     h.deadline = None
-    match = Match.objects.select_for_update().get(pk=h.match_id)
+    match = Match.objects.select_for_update(of=("self",)).get(pk=h.match_id)
     match.totals = list(r["scores"])
     if r["match_over"]:
         match.status = Match.Status.FINISHED
@@ -418,9 +516,11 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> Hand | None:
     match.save(update_fields=["totals"])
     # Saving the closed hand first frees the "one open hand per match" constraint.
     h.save(update_fields=["status"])
+    seats = list(Seat.objects.filter(table=table).order_by("position"))
     return _deal(
         match,
         table,
+        seats,
         number=h.number + 1,
         starter=(h.starter + 1) % table.players,
         scores=match.totals,
@@ -444,7 +544,8 @@ def claim_timeout(hand: Hand | int, now: Any = None) -> Seat | None:
     now = now or timezone.now()
     pk = hand.pk if isinstance(hand, Hand) else hand
     with transaction.atomic():
-        h = Hand.objects.select_for_update().filter(pk=pk).first()
+        h = Hand.objects.select_for_update(of=("self",)).select_related("match").filter(pk=pk)
+        h = h.first()
         if h is None or h.status != Hand.Status.PLAYING or h.deadline is None or h.deadline > now:
             return None
         if h.clock_turn == h.turn_index:
@@ -463,48 +564,73 @@ def claim_timeout(hand: Hand | int, now: Any = None) -> Seat | None:
     return seat
 
 
-def socket_opened(seat: Seat | int) -> None:
-    """A player's socket for their seat connected: they are here (and back, if away)."""
+def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -> None:
+    """A seated player's socket opened: they are here (and back, if they were away)."""
     pk = seat.pk if isinstance(seat, Seat) else seat
+    now = timezone.now()
     with transaction.atomic():
         s = Seat.objects.select_for_update().get(pk=pk)
-        s.sockets += 1
-        s.connected = True
-        s.last_seen = timezone.now()
+        if s.user_id != user.pk:
+            return  # the seat changed hands since the socket was admitted
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"seat": s, "user": user, "seen_at": now}
+        )
         returning = s.away
         s.away = False
-        if returning:
-            s.timeouts_in_a_row = 0
-        s.save(update_fields=["sockets", "connected", "last_seen", "away", "timeouts_in_a_row"])
+        s.timeouts_in_a_row = 0 if returning else s.timeouts_in_a_row
+        s.last_seen = now
+        s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
     _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
 
 
-def socket_closed(seat: Seat | int) -> None:
-    """One of a player's sockets closed; with none left the grace period starts."""
-    pk = seat.pk if isinstance(seat, Seat) else seat
+def socket_alive(channel_name: str) -> bool:
+    """A socket's heartbeat: its presence stays fresh. False when its row is gone."""
+    return bool(Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now()))
+
+
+def socket_closed(channel_name: str) -> None:
+    """A seated player's socket closed; with none of theirs left the grace period starts."""
     with transaction.atomic():
-        s = Seat.objects.select_for_update().get(pk=pk)
-        s.sockets = max(0, s.sockets - 1)
-        s.connected = s.sockets > 0
-        s.last_seen = timezone.now()
-        s.save(update_fields=["sockets", "connected", "last_seen"])
-    _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
+        row = Presence.objects.select_related("seat").filter(channel_name=channel_name).first()
+        if row is None:
+            return
+        row.delete()
+        if row.seat.user_id == row.user_id:
+            Seat.objects.filter(pk=row.seat_id).update(last_seen=timezone.now())
+    _publish(row.seat.table_id, {"type": "table.changed", "table": row.seat.table_id})
+
+
+def here_now(now: Any = None) -> Any:
+    """An expression for a seat queryset: its holder has a fresh socket open."""
+    now = now or timezone.now()
+    return Exists(
+        Presence.objects.filter(
+            seat=OuterRef("pk"), user=OuterRef("user"), seen_at__gte=Presence.fresh_since(now)
+        )
+    )
 
 
 def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
-    """Seats whose sockets have all been closed for the grace period are marked away."""
+    """Players at a playing table with no fresh socket, not seen for the grace period, are
+    marked away (a bot plays for them until they come back). This covers a closed socket, a
+    server that died without closing its sockets, and a player who never connected."""
     now = now or timezone.now()
-    gone = Seat.objects.filter(
-        user__isnull=False,
-        away=False,
-        connected=False,
-        last_seen__lte=now - timedelta(seconds=grace_seconds),
-        table__status=Table.Status.PLAYING,
+    gone = (
+        Seat.objects.filter(
+            user__isnull=False,
+            away=False,
+            table__status=Table.Status.PLAYING,
+        )
+        .exclude(last_seen__gt=now - timedelta(seconds=grace_seconds))
+        .annotate(here=here_now(now))
+        .filter(here=False)
     )
-    tables = set(gone.values_list("table_id", flat=True))
-    count = gone.update(away=True)
-    for table_id in tables:
+    pks = list(gone.values_list("pk", "table_id"))
+    count = Seat.objects.filter(pk__in=[pk for pk, _ in pks], away=False).update(away=True)
+    for table_id in {t for _, t in pks}:
         _publish(table_id, {"type": "table.changed", "table": table_id})
+    # Rows of sockets whose server died are kept a while for the record, then dropped.
+    Presence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
     return count
 
 
@@ -544,9 +670,11 @@ def verify_hand(hand: Hand) -> list[str]:
             break
         if result.events != m.events:
             problems.append(f"move {m.number} produced other events on replay")
+        if result.move != m.action:
+            problems.append(f"move {m.number} is not stored as the engine normalises it")
     if hand.version != len(moves):
         problems.append(f"version {hand.version} but {len(moves)} moves")
-    if not problems and eng.to_state() != hand.state:
+    if not problems and _snapshot(eng) != hand.state:
         problems.append("the replayed state differs from the stored snapshot")
     if hand.status == Hand.Status.FINISHED:
         r = eng.result

@@ -21,7 +21,7 @@ def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = 
     ensure_variants()  # a transactional test before this one may have flushed them
     table = services.create_table(variant=variant, created_by=None, options=options)
     for p in range(table.players):
-        services.add_bot(table, p, level)
+        services.add_bot(table, p, level, by=services.SYSTEM)
     return table
 
 
@@ -35,6 +35,13 @@ def user_table(variant: str, options: dict[str, Any] | None = None) -> tuple[Tab
         services.sit(table, user, p)
         users.append(user)
     return table, users
+
+
+def connect(table: Table, users: list[Any]) -> None:
+    """Each player opens a table socket now (a Presence row, as the consumer makes)."""
+    for p, user in enumerate(users):
+        seat = table.seats.get(position=p)
+        services.socket_opened(seat, user, f"test-socket-{seat.pk}")
 
 
 def random_move(hand: Hand, rng: random.Random) -> tuple[int, dict[str, Any]]:
@@ -93,7 +100,7 @@ def store_random_hand(table: Table, seed: str, rng_seed: int) -> Hand:
         starter=0,
         commitment=engine.commitment(seed),
         seed=seed,
-        state=eng.to_state(),
+        state=services._snapshot(eng),
         version=len(rows),
         status=Hand.Status.FINISHED,
         ending=r["ending"],

@@ -28,7 +28,7 @@ def admin_client() -> Client:
 
 def _played_hand(moves: int = 6) -> Hand:
     table = bot_table("okey51")
-    match = services.start_match(table, seed=seed_of(11))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(11))
     hand = match.hands.get()
     rng = random.Random(1)
     for _ in range(moves):

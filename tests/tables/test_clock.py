@@ -6,14 +6,17 @@ import threading
 from datetime import timedelta
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import Client
+from django.urls import reverse
 from django.db import connection, connections
 from django.utils import timezone
 
 from games import clock, engine, services
-from games.models import Hand, Match, Move, Seat
+from games.models import Hand, Match, Move, Presence, Seat
 
-from .helpers import bot_table, seed_of, user_table
+from .helpers import bot_table, connect, seed_of, user_table
 
 pytestmark = pytest.mark.django_db
 VARIANTS = ["classic", "duz", "okey51", "gobek17"]
@@ -32,7 +35,7 @@ def run_until_over(match: Match, passes: int = 3000) -> None:
 def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
     options = {"start_score": 4} if variant == "classic" else None
     table = bot_table(variant, options, level="greedy")
-    match = services.start_match(table, seed=seed_of(len(variant)))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(len(variant)))
     run_until_over(match)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
@@ -42,7 +45,8 @@ def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
 
 def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(21))
+    connect(table, users)
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(21))
     hand = match.hands.get()
     assert hand.deadline is not None
     assert clock.tick() == 0  # nobody is late yet
@@ -59,7 +63,8 @@ def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
 
 def test_it_gives_a_returning_player_their_next_turn() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(22))
+    connect(table, users)
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(22))
     hand = match.hands.get()
     late = timezone.now() + timedelta(seconds=40)
     clock.tick(now=late)  # seat 0 timed out; the bot discarded for it
@@ -83,19 +88,19 @@ def test_it_gives_a_returning_player_their_next_turn() -> None:
 
 def test_it_marks_away_after_two_timeouts_and_gives_the_seat_back() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(23))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(23))
     hand = match.hands.get()
     when = timezone.now()
     for _ in range(5):  # seat 0, then seats 1-3 time out, then seat 0 again
         when += timedelta(seconds=31)
-        clock.tick(now=when)
+        clock.tick(now=when, grace_seconds=10**6)  # here, but not moving
     seat0 = Seat.objects.get(table=table, position=0)
     assert seat0.away and seat0.timeouts_in_a_row == 2
     hand.refresh_from_db()
     # Away: the bot plays seat 0's turns at once, without waiting for the deadline.
     while hand.turn != 0:
         when += timedelta(seconds=31)
-        clock.tick(now=when)
+        clock.tick(now=when, grace_seconds=10**6)
         hand.refresh_from_db()
     assert clock.tick() >= 1
     services.sit(table, users[0])  # the player is back
@@ -104,23 +109,69 @@ def test_it_marks_away_after_two_timeouts_and_gives_the_seat_back() -> None:
 
 def test_it_marks_a_disconnected_player_away_after_the_grace_period() -> None:
     table, users = user_table("okey51")
-    services.start_match(table, seed=seed_of(24))
+    connect(table, users[:2])
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(24))
+    Seat.objects.filter(table=table, position=3).update(away=True)  # not the one we watch
     seat = Seat.objects.get(table=table, position=2)
-    services.socket_opened(seat)
-    services.socket_opened(seat)
-    services.socket_closed(seat)
-    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=60)) == 0
-    services.socket_closed(seat)
+    services.socket_opened(seat, users[2], "tab-1")
+    services.socket_opened(seat, users[2], "tab-2")
+    services.socket_closed("tab-1")
+    # One tab still open and fresh: here, whatever the grace period.
+    soon = timezone.now() + timedelta(seconds=30)
+    assert services.mark_gone_players_away(20, soon) == 0
+    assert not Seat.objects.get(pk=seat.pk).away
+    services.socket_closed("tab-2")
     assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
     assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 1
     assert Seat.objects.get(pk=seat.pk).away
-    services.socket_opened(seat)
+    services.socket_opened(seat, users[2], "tab-3")
     assert not Seat.objects.get(pk=seat.pk).away
+
+
+def test_it_marks_away_a_player_whose_server_died() -> None:
+    """A daphne that crashed never closed its sockets: their rows stop being refreshed."""
+    table, users = user_table("okey51")
+    connect(table, users)
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(27))
+    seat = Seat.objects.get(table=table, position=1)
+    services.socket_alive(f"test-socket-{seat.pk}")  # a heartbeat while the server lives
+    page = Client().get(reverse("table", args=[table.pk])).content.decode()
+    assert page.count(">here<") == 4
+    # The server dies: no close, no more heartbeats. Within the freshness window, still here.
+    within = timezone.now() + timedelta(seconds=Presence.FRESH - 5)
+    assert services.mark_gone_players_away(20, within) == 0
+    later = timezone.now() + timedelta(seconds=Presence.FRESH + 21)
+    assert services.mark_gone_players_away(20, later) == 4
+    assert all(Seat.objects.filter(table=table).values_list("away", flat=True))
+
+
+def test_it_marks_away_a_player_who_never_connected() -> None:
+    table, users = user_table("duz", {"timer": 0})  # no move timer: only the away rule helps
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(28))
+    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
+    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 4
+    # The table does not wait for ever: the stand-in bots play.
+    assert clock.tick(now=timezone.now() + timedelta(seconds=21)) >= 1
+
+
+def test_it_does_not_pass_presence_to_the_next_occupant() -> None:
+    table, users = user_table("okey51")
+    connect(table, users)
+    services.stand(table, users[3])
+    newcomer = get_user_model().objects.create_user("newcomer", password="x")
+    services.sit(table, newcomer, 3)
+    page = Client().get(reverse("table", args=[table.pk])).content.decode()
+    assert page.count(">here<") == 3
+    assert page.count(">not connected<") == 1
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(29))
+    later = timezone.now() + timedelta(seconds=21)
+    assert services.mark_gone_players_away(20, later) == 1
+    assert Seat.objects.get(table=table, position=3).away
 
 
 def test_it_runs_as_a_management_command() -> None:
     table = bot_table("okey51", level="random")
-    services.start_match(table, seed=seed_of(25))
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(25))
     call_command("run_clock", "--once", "--bot-delay", "0")
     hand = Hand.objects.get(match__table=table)
     assert hand.version >= 1
@@ -131,7 +182,7 @@ def test_it_never_double_moves_with_two_workers() -> None:
     if connection.vendor != "postgresql":
         pytest.skip("concurrent workers are proven on PostgreSQL (CI runs this against it)")
     table = bot_table("okey51", level="greedy")
-    match = services.start_match(table, seed=seed_of(26))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(26))
     errors: list[BaseException] = []
 
     def worker() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 
 import pytest
 from django.core.management import call_command
@@ -44,7 +45,7 @@ def test_it_refuses_bad_table_options() -> None:
 def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
     table = bot_table(variant)
     seed = seed_of(hash(variant) % 1000)
-    match = services.start_match(table, seed=seed)
+    match = services.start_match(table, by=services.SYSTEM, seed=seed)
     hand = match.hands.get()
     alone = engine.Hand.from_deal(variant, engine.deal(seed), table.options, seed=seed)
     rng = random.Random(7)
@@ -56,7 +57,7 @@ def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
         played = services.play(hand, seat, move, by=services.BOT, expected_version=hand.version)
         assert alone.play(seat, move).events == played.events
     assert hand.hand_scores == alone.result["hand_scores"]
-    assert hand.state == alone.to_state()
+    assert hand.state == {k: v for k, v in alone.to_state().items() if k != "log"}
     assert list(hand.moves.values_list("number", flat=True)) == list(range(1, hand.version + 1))
     assert hand.revealed_seed == seed
     match.refresh_from_db()
@@ -65,7 +66,7 @@ def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
 
 def test_it_plays_a_match_over_several_hands_and_rotates_the_starter() -> None:
     table = bot_table("okey51", {"hands": 3})
-    match = services.start_match(table, seed=seed_of(1))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1))
     play_match_with_bots(match, random.Random(3))
     match.refresh_from_db()
     hands = list(match.hands.order_by("number"))
@@ -81,7 +82,7 @@ def test_it_plays_a_match_over_several_hands_and_rotates_the_starter() -> None:
 
 def test_it_refuses_stale_versions_and_repeats_a_client_move_id() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(2))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(2))
     hand = match.hands.get()
     tile = engine.format_tile(hand.engine_hand().racks[0][0])
     move = {"do": "discard", "tile": tile}
@@ -101,7 +102,7 @@ def test_it_refuses_stale_versions_and_repeats_a_client_move_id() -> None:
 
 def test_it_refuses_forged_seats_and_illegal_moves_without_writing() -> None:
     table, users = user_table("okey51")
-    match = services.start_match(table, seed=seed_of(4))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(4))
     hand = match.hands.get()
     state = hand.state
     tile = engine.format_tile(hand.engine_hand().racks[0][0])
@@ -136,7 +137,7 @@ def test_it_refuses_forged_seats_and_illegal_moves_without_writing() -> None:
 
 def test_it_publishes_only_after_commit(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     table, users = user_table("classic")
-    match = services.start_match(table, seed=seed_of(5))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(5))
     hand = match.hands.get()
     tile = engine.format_tile(hand.engine_hand().racks[0][0])
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
@@ -144,15 +145,70 @@ def test_it_publishes_only_after_commit(django_capture_on_commit_callbacks) -> N
     assert len(callbacks) == 1
 
 
-def test_it_locks_the_hand_row() -> None:
+def test_it_locks_only_the_hand_row() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(6))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(6))
     hand = match.hands.get()
     tile = engine.format_tile(hand.engine_hand().racks[0][0])
     with CaptureQueriesContext(connection) as queries:
         services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
     if connection.vendor == "postgresql":
-        assert any("FOR UPDATE" in q["sql"] for q in queries.captured_queries)
+        locks = [q["sql"] for q in queries.captured_queries if "FOR UPDATE" in q["sql"]]
+        assert locks and all('FOR UPDATE OF "games_hand"' in q for q in locks), locks
+    else:
+        # SQLite has no row locks: every write transaction takes the database's write lock
+        # when it begins (IMMEDIATE), which serialises moves (see the concurrency test below).
+        assert connection.vendor == "sqlite"
+        assert connection.settings_dict["OPTIONS"]["transaction_mode"] == "IMMEDIATE"
+    hand.refresh_from_db()
+    assert hand.version == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_does_not_make_one_table_wait_for_another() -> None:
+    """A slow move held open at table A does not delay a move at table B of the same variant."""
+    if connection.vendor != "postgresql":
+        pytest.skip("SQLite has one writer at a time by design; row locks are PostgreSQL's")
+    table_a, users_a = user_table("duz")
+    table_b, users_b = user_table("duz")
+    hand_a = services.start_match(table_a, by=services.SYSTEM, seed=seed_of(60)).hands.get()
+    hand_b = services.start_match(table_b, by=services.SYSTEM, seed=seed_of(61)).hands.get()
+    inside, release = threading.Event(), threading.Event()
+    real_play = engine.Hand.play
+
+    def slow_play(self: engine.Hand, seat: int, move: dict[str, object]) -> engine.MoveResult:
+        if threading.current_thread().name == "slow-move":
+            inside.set()  # table A's hand row is locked now
+            release.wait(timeout=15)
+        return real_play(self, seat, move)
+
+    def move_at_a() -> None:
+        try:
+            tile = engine.format_tile(hand_a.engine_hand().racks[0][0])
+            services.play(hand_a.pk, 0, {"do": "discard", "tile": tile}, by=users_a[0])
+        finally:
+            connections.close_all()
+
+    engine.Hand.play = slow_play  # type: ignore[method-assign]
+    slow = threading.Thread(target=move_at_a, name="slow-move")
+    try:
+        slow.start()
+        assert inside.wait(timeout=10)
+        started = time.monotonic()
+        tile = engine.format_tile(hand_b.engine_hand().racks[0][0])
+        with connection.cursor() as cursor:  # fail fast instead of hanging if B waits on A
+            cursor.execute("SET lock_timeout = '5s'")
+        played = services.play(hand_b.pk, 0, {"do": "discard", "tile": tile}, by=users_b[0])
+        waited = time.monotonic() - started
+        assert not release.is_set() and slow.is_alive()  # A still holds its lock
+    finally:
+        release.set()
+        slow.join(timeout=20)
+        engine.Hand.play = real_play  # type: ignore[method-assign]
+    assert played.version == 1
+    assert waited < 2, f"the move at table B waited {waited:.1f} s for table A"
+    hand_a.refresh_from_db()
+    assert hand_a.version == 1
 
 
 def test_it_verifies_200_random_hands_and_catches_tampering() -> None:
@@ -178,17 +234,17 @@ def test_it_sits_stands_and_starts_only_when_full() -> None:
     table, users = user_table("okey51")
     services.stand(table, users[3])
     with pytest.raises(services.GameError) as exc:
-        services.start_match(table)
+        services.start_match(table, by=services.SYSTEM)
     assert exc.value.code == "seats_not_filled"
-    services.add_bot(table, 3, "greedy")
-    match = services.start_match(table)
+    services.add_bot(table, 3, "greedy", by=services.SYSTEM)
+    match = services.start_match(table, by=services.SYSTEM)
     with pytest.raises(services.GameError):
-        services.start_match(table)
+        services.start_match(table, by=services.SYSTEM)
     services.stand(table, users[0])
     assert Seat.objects.get(table=table, position=0).away
     services.sit(table, users[0])
     assert not Seat.objects.get(table=table, position=0).away
-    services.end_match(match)
+    services.end_match(match, by=services.SYSTEM)
     match.refresh_from_db()
     assert match.status == Match.Status.ABANDONED
 
@@ -198,7 +254,7 @@ def test_it_applies_exactly_one_of_two_simultaneous_moves() -> None:
     if connection.vendor != "postgresql":
         pytest.skip("row locks are proven on PostgreSQL (CI runs this against it)")
     table, users = user_table("duz")
-    match = services.start_match(table, seed=seed_of(8))
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(8))
     hand = match.hands.get()
     for attempt in range(50):
         hand.refresh_from_db()

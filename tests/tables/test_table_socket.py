@@ -12,7 +12,7 @@ from django.test import Client
 
 from games import engine, selectors, services
 from games.catalog import ensure_variants
-from games.models import Seat, Table
+from games.models import Presence, Seat, Table
 from okeysite.asgi import application
 
 from .helpers import seed_of, user_table
@@ -43,7 +43,7 @@ def version_of(html: str) -> int:
 async def test_it_tracks_presence_and_pushes_each_move() -> None:
     def setup() -> tuple[int, list[str], str, str, list[object]]:
         table, users = user_table("duz")
-        match = services.start_match(table, seed=seed_of(41))
+        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(41))
         eng = match.hands.get().engine_hand()
         mine = engine.format_tile(eng.racks[1][0])
         return table.pk, [cookie_for(u) for u in users], mine, match.hands.get().seed, users
@@ -55,11 +55,13 @@ async def test_it_tracks_presence_and_pushes_each_move() -> None:
     try:
         html = await ws.receive_from(timeout=5)
         assert 'id="table-live"' in html and 'hx-swap-oob="true"' in html
-        assert f'<span class="tile">{my_tile}</span>' in html
+        assert f'data-tile="{my_tile}"' in html.split('class="rack"')[1]
         assert seed not in html
         assert version_of(html) == 0
-        seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, position=1)
-        assert seat.connected and seat.sockets == 1
+        rows = await database_sync_to_async(list)(
+            Presence.objects.filter(seat__table_id=table_id).values_list("seat__position", "user")
+        )
+        assert rows == [(1, users[1].pk)]
 
         def move() -> None:
             hand = selectors.current_hand(Table.objects.get(pk=table_id))
@@ -73,7 +75,8 @@ async def test_it_tracks_presence_and_pushes_each_move() -> None:
     finally:
         await ws.disconnect()
     seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, position=1)
-    assert not seat.connected and seat.sockets == 0 and seat.last_seen is not None
+    assert seat.last_seen is not None
+    assert not await database_sync_to_async(Presence.objects.filter(seat=seat).exists)()
 
 
 async def test_it_refuses_a_private_table_without_the_invite() -> None:
@@ -100,7 +103,7 @@ async def test_it_notices_changes_made_by_another_process() -> None:
 
     def setup() -> tuple[int, str, object]:
         table, users = user_table("okey51")
-        services.start_match(table, seed=seed_of(42))
+        services.start_match(table, by=services.SYSTEM, seed=seed_of(42))
         return table.pk, cookie_for(users[1]), users[0]
 
     table_id, cookie, starter = await database_sync_to_async(setup)()

@@ -1,0 +1,21 @@
+"""Errors the game services raise: each has a stable ``code`` a client can act on."""
+
+from __future__ import annotations
+
+
+class GameError(Exception):
+    """A refused request; ``code`` is stable (engine codes for refused moves)."""
+
+    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+
+class StaleVersion(GameError):
+    """The client played against an older version of the hand."""
+
+
+class NotAllowed(GameError):
+    """The policy refused: this person may not do that here."""

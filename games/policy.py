@@ -1,0 +1,221 @@
+"""Who may do what: see a table, sit, stand, start a match, seat or remove a bot, move for a
+seat, chat, and run the admin's game actions. One module, called by the services, the
+consumers, the views and the admin, so a rule is written once.
+
+Each ``check_*`` raises :class:`~games.errors.NotAllowed` (or a more specific
+:class:`~games.errors.GameError`) and returns nothing; each ``can_*`` answers a bool. They read
+rows the caller already loaded (and, in the services, locked), and never write.
+
+``SYSTEM`` is the site itself acting: the demo loader, the clock, a management command. Only
+trusted server code passes it; a request always passes its user.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from games.errors import GameError, NotAllowed
+from games.models import Hand, Seat, Table
+
+
+class _System:
+    """The site acting on its own behalf (never a request's user)."""
+
+    is_authenticated = True
+    is_staff = True
+    pk = None
+
+    def __repr__(self) -> str:
+        return "SYSTEM"
+
+
+SYSTEM: Final = _System()
+
+# Who plays a turn when the seat's holder does not: a bot seat plays at its own level; an away
+# player's seat and a timed-out turn are played by this level.
+STAND_IN_LEVEL: Final = "greedy"
+
+# The two non-user movers, as ``services.play`` receives them.
+BOT: Final = "bot"
+CLOCK: Final = "clock"
+
+
+def _user_id(user: Any) -> int | None:
+    if user is None or user is SYSTEM or not getattr(user, "is_authenticated", False):
+        return None
+    return getattr(user, "pk", None)
+
+
+def _is_staff(user: Any) -> bool:
+    return user is SYSTEM or bool(getattr(user, "is_staff", False) and _user_id(user))
+
+
+def _seat_of(seats: Iterable[Seat], user: Any) -> Seat | None:
+    uid = _user_id(user)
+    if uid is None:
+        return None
+    return next((s for s in seats if s.user_id == uid), None)
+
+
+# ----------------------------------------------------------------------------- seeing a table
+def can_see(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> bool:
+    """A public table is open to everyone; a private one to its seats, its creator, staff, and
+    whoever holds the invite."""
+    if not table.is_private or _is_staff(user):
+        return True
+    if invite and invite == table.invite_token:
+        return True
+    uid = _user_id(user)
+    if uid is None:
+        return False
+    return table.created_by_id == uid or _seat_of(seats, user) is not None
+
+
+def check_see(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> None:
+    if not can_see(table, seats, user, invite):
+        raise NotAllowed("not_invited", "this table is private: you need its invite")
+
+
+def may_manage(table: Table, seats: Iterable[Seat], user: Any) -> bool:
+    """The table's host: its creator, or (for a table nobody created) anyone seated at it; and
+    staff and the site itself."""
+    if _is_staff(user):
+        return True
+    uid = _user_id(user)
+    if uid is None:
+        return False
+    if table.created_by_id is not None:
+        return table.created_by_id == uid
+    return _seat_of(seats, user) is not None
+
+
+# ----------------------------------------------------------------------------- seats
+def check_sit(
+    table: Table, seats: list[Seat], user: Any, position: int | None, invite: str | None
+) -> Seat:
+    """The seat ``user`` may take (their own seat again, or a free one). Returns it."""
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to take a seat")
+    mine = _seat_of(seats, user)
+    if mine is not None:
+        return mine  # coming back to your own seat is always allowed
+    check_see(table, seats, user, invite)
+    if table.status == Table.Status.FINISHED:
+        raise GameError("table_finished", "this table has finished")
+    if table.status == Table.Status.PLAYING:
+        raise GameError("match_in_progress", "a match is being played at this table")
+    if position is not None and not any(s.position == position for s in seats):
+        raise GameError("bad_seat", f"no seat {position} at this table")
+    free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
+    if not free:
+        raise GameError("seat_taken", "that seat is not free")
+    return free[0]
+
+
+def check_stand(table: Table, seats: list[Seat], user: Any) -> Seat:
+    """The seat ``user`` leaves. Returns it."""
+    mine = _seat_of(seats, user)
+    if mine is None:
+        raise GameError("not_seated", "you have no seat at this table")
+    return mine
+
+
+def check_seat_bot(table: Table, seats: list[Seat], user: Any, position: int, level: str) -> Seat:
+    """A bot of ``level`` may go on the empty seat ``position``: the host does it, before a
+    match."""
+    if level not in Seat.Bot.values or not level:
+        raise GameError("bad_bot", f"no bot level {level!r}")
+    if not may_manage(table, seats, user):
+        raise NotAllowed("not_host", "only the table's host may seat bots")
+    if table.status != Table.Status.OPEN:
+        raise GameError("match_in_progress", "bots are seated before the match starts")
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None or not seat.is_empty:
+        raise GameError("seat_taken", "that seat is not free")
+    return seat
+
+
+def check_remove_bot(table: Table, seats: list[Seat], user: Any, position: int) -> Seat:
+    """The host may take a bot off its seat before a match."""
+    if not may_manage(table, seats, user):
+        raise NotAllowed("not_host", "only the table's host may remove bots")
+    if table.status != Table.Status.OPEN:
+        raise GameError("match_in_progress", "bots stay seated while the match is played")
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None or not seat.bot_level:
+        raise GameError("no_bot", "there is no bot on that seat")
+    return seat
+
+
+def check_start(table: Table, seats: list[Seat], user: Any, match_in_progress: bool) -> None:
+    """The host starts a match at an open table whose every seat is filled."""
+    if not may_manage(table, seats, user):
+        raise NotAllowed("not_host", "only the table's host may start the match")
+    if match_in_progress or table.status == Table.Status.PLAYING:
+        raise GameError("match_in_progress", "a match is being played at this table")
+    if table.status == Table.Status.FINISHED:
+        raise GameError("table_finished", "this table has finished")
+    if len(seats) != table.players or any(s.is_empty for s in seats):
+        raise GameError("seats_not_filled", "every seat needs a player or a bot")
+
+
+# ----------------------------------------------------------------------------- staff actions
+def check_staff(user: Any, what: str) -> None:
+    """Ending a match or removing a player is for staff (through the admin) and the site."""
+    if not _is_staff(user):
+        raise NotAllowed("staff_only", f"only staff may {what}")
+
+
+# ----------------------------------------------------------------------------- moves
+@dataclass(frozen=True)
+class Actor:
+    """Who plays the turn now: ``player`` (the seat's holder), ``bot`` (a bot seat, or an away
+    player's stand-in) or ``clock`` (the stand-in for a turn whose time ran out)."""
+
+    kind: str
+    level: str = ""
+
+
+def actor_for_turn(hand: Hand, seat: Seat) -> Actor:
+    """The one answer to "who acts now" for ``seat`` in ``hand``, used by the clock to decide
+    what to play and by the move service to decide who may."""
+    if hand.clock_turn is not None and hand.clock_turn == hand.turn_index:
+        return Actor(CLOCK, STAND_IN_LEVEL)
+    if seat.bot_level:
+        return Actor(BOT, seat.bot_level)
+    if seat.away or not seat.user_id:
+        return Actor(BOT, STAND_IN_LEVEL)
+    return Actor("player")
+
+
+def check_move(hand: Hand, seat: Seat, by: Any) -> Actor:
+    """May ``by`` (a user, ``BOT`` or ``CLOCK``) move for ``seat`` now? Returns who moves.
+
+    The seat's holder may always move for their seat (an away player who moves is back);
+    a bot only where :func:`actor_for_turn` hands the seat to a bot, the clock only on a turn
+    whose timeout it claimed.
+    """
+    if by == BOT or by == CLOCK:
+        actor = actor_for_turn(hand, seat)
+        if actor.kind == CLOCK and by == BOT and (seat.bot_level or seat.away):
+            # A claimed timeout at a bot or away seat: the seat's own bot may still finish it.
+            return Actor(BOT, seat.bot_level or STAND_IN_LEVEL)
+        if actor.kind != by:
+            if by == CLOCK:
+                raise NotAllowed("not_your_seat", "the clock plays only a turn whose time ran out")
+            raise NotAllowed("not_your_seat", "a bot plays only bot seats and away players")
+        return actor
+    uid = _user_id(by)
+    if uid is None:
+        raise NotAllowed("not_your_seat", "sign in to play")
+    if seat.user_id != uid:
+        raise NotAllowed("not_your_seat", "that is not your seat")
+    return Actor("player")
+
+
+# ----------------------------------------------------------------------------- chat
+def can_chat(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> bool:
+    """Signed-in people who may see the table may chat at it."""
+    return _user_id(user) is not None and can_see(table, seats, user, invite)
