@@ -137,9 +137,7 @@ def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> 
         rng = random.Random(f"{hand_id}-{hand.version}")
         for move in choose_moves(view, level, rng):
             try:
-                services.play(
-                    hand, seat, move, by=by, expected_version=hand.version, level=level
-                )
+                services.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
             except services.StaleVersion:
                 return played
             except services.GameError as exc:

@@ -89,7 +89,11 @@ def create_table(
 
 
 def check_table_settings(
-    variant: Variant, options: dict[str, Any] | None, move_timer: int | None, players: int, season: Any
+    variant: Variant,
+    options: dict[str, Any] | None,
+    move_timer: int | None,
+    players: int,
+    season: Any,
 ) -> dict[str, Any]:
     """The table options a new table of ``variant`` gets, checked by the engine."""
     merged = {**variant.default_options, **(options or {})}
@@ -296,9 +300,7 @@ def _deadline(t: Table) -> Any:
     return timezone.now() + timedelta(seconds=t.move_timer) if t.move_timer else None
 
 
-def end_match(
-    match: Match | int, *, by: Any, reason: str = "ended by an administrator"
-) -> Match:
+def end_match(match: Match | int, *, by: Any, reason: str = "ended by an administrator") -> Match:
     """Stop a stuck match: its open hand and the match become abandoned (staff only)."""
     policy.check_staff(by, "end a match")
     pk = match.pk if isinstance(match, Match) else match

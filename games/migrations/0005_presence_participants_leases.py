@@ -6,59 +6,100 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('games', '0004_table_season'),
+        ("games", "0004_table_season"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.RemoveField(
-            model_name='seat',
-            name='connected',
+            model_name="seat",
+            name="connected",
         ),
         migrations.RemoveField(
-            model_name='seat',
-            name='sockets',
+            model_name="seat",
+            name="sockets",
         ),
         migrations.AddField(
-            model_name='hand',
-            name='lease_owner',
+            model_name="hand",
+            name="lease_owner",
             field=models.CharField(blank=True, max_length=64),
         ),
         migrations.AddField(
-            model_name='hand',
-            name='lease_until',
+            model_name="hand",
+            name="lease_until",
             field=models.DateTimeField(blank=True, null=True),
         ),
         migrations.AddField(
-            model_name='move',
-            name='bot_level',
+            model_name="move",
+            name="bot_level",
             field=models.CharField(blank=True, max_length=10),
         ),
         migrations.CreateModel(
-            name='Presence',
+            name="Presence",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('channel_name', models.CharField(max_length=200, unique=True)),
-                ('seen_at', models.DateTimeField(db_index=True)),
-                ('seat', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='presences', to='games.seat')),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("channel_name", models.CharField(max_length=200, unique=True)),
+                ("seen_at", models.DateTimeField(db_index=True)),
+                (
+                    "seat",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="presences",
+                        to="games.seat",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, to=settings.AUTH_USER_MODEL
+                    ),
+                ),
             ],
         ),
         migrations.CreateModel(
-            name='Participant',
+            name="Participant",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('position', models.PositiveSmallIntegerField()),
-                ('bot_level', models.CharField(blank=True, max_length=10)),
-                ('team', models.PositiveSmallIntegerField(blank=True, null=True)),
-                ('hand', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='participants', to='games.hand')),
-                ('user', models.ForeignKey(blank=True, null=True, on_delete=django.db.models.deletion.SET_NULL, related_name='hands_played', to=settings.AUTH_USER_MODEL)),
+                (
+                    "id",
+                    models.BigAutoField(
+                        auto_created=True, primary_key=True, serialize=False, verbose_name="ID"
+                    ),
+                ),
+                ("position", models.PositiveSmallIntegerField()),
+                ("bot_level", models.CharField(blank=True, max_length=10)),
+                ("team", models.PositiveSmallIntegerField(blank=True, null=True)),
+                (
+                    "hand",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="participants",
+                        to="games.hand",
+                    ),
+                ),
+                (
+                    "user",
+                    models.ForeignKey(
+                        blank=True,
+                        null=True,
+                        on_delete=django.db.models.deletion.SET_NULL,
+                        related_name="hands_played",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['hand', 'position'],
-                'constraints': [models.UniqueConstraint(fields=('hand', 'position'), name='unique_participant_seat')],
+                "ordering": ["hand", "position"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("hand", "position"), name="unique_participant_seat"
+                    )
+                ],
             },
         ),
     ]

@@ -8,9 +8,9 @@ from datetime import timedelta
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.db import connection, connections
 from django.test import Client
 from django.urls import reverse
-from django.db import connection, connections
 from django.utils import timezone
 
 from games import clock, engine, services
