@@ -6,7 +6,10 @@ The public API, in the spirit of python-chess:
   :func:`new_seed`, :func:`commitment`, :data:`FAKE`;
 - melds: :func:`read_meld`, :func:`read_pair`, :class:`Meld`;
 - the solver: :mod:`games.engine.solver` (finishes, leftover, openings, pairs, workable tiles);
-- a hand: :class:`Hand` (``play``, ``view``, ``to_state``/``from_state``, ``replay``);
+- a hand: :class:`Hand` (``play``, ``public_view``, ``view``, ``to_state``/``from_state``,
+  ``replay``); ``public_view()`` is what everyone may see (exactly :data:`PUBLIC_KEYS`) and
+  ``view(seat)`` adds that seat's :data:`PRIVATE_KEYS`; :class:`MoveResult` (``ok``, ``events``,
+  ``move``: the move as the engine read it, see :func:`normalise_move`);
 - a match over several hands: :class:`Match`;
 - variants and options: :data:`VARIANTS`, :func:`default_options`, :func:`validate_options`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
@@ -14,7 +17,16 @@ The public API, in the spirit of python-chess:
 """
 
 from .errors import ALL_ERRORS, MELD_ERRORS, MOVE_ERRORS, MeldError, MoveError
-from .hand import ACTIONS, Hand, MoveResult, event_for
+from .hand import (
+    ACTIONS,
+    MOVE_FIELDS,
+    PRIVATE_KEYS,
+    PUBLIC_KEYS,
+    Hand,
+    MoveResult,
+    event_for,
+    normalise_move,
+)
 from .match import Match
 from .melds import Meld, read_meld, read_pair
 from .tiles import (
@@ -44,6 +56,9 @@ __all__ = [
     "FAKE",
     "MELD_ERRORS",
     "MOVE_ERRORS",
+    "MOVE_FIELDS",
+    "PRIVATE_KEYS",
+    "PUBLIC_KEYS",
     "VARIANTS",
     "Deal",
     "Hand",
@@ -60,6 +75,7 @@ __all__ = [
     "event_for",
     "format_tile",
     "new_seed",
+    "normalise_move",
     "okey_of",
     "parse_tile",
     "read_meld",

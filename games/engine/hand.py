@@ -6,9 +6,11 @@
 >>> result.ok
 True
 
-A refused move returns ``ok=False`` with a stable error code and changes nothing. The hand's
-whole state is plain data (:meth:`Hand.to_state` / :meth:`Hand.from_state`), and replaying its
-accepted moves (:attr:`Hand.log`) from the deal reproduces it exactly.
+A refused move returns ``ok=False`` with a stable error code and changes nothing; an accepted one
+returns (and logs) the move as the engine read it (:func:`normalise_move`). What players may see
+is :meth:`Hand.public_view` (everyone) and :meth:`Hand.view` (one seat: public plus private).
+The hand's whole state is plain data (:meth:`Hand.to_state` / :meth:`Hand.from_state`), and
+replaying its accepted moves (:attr:`Hand.log`) from the deal reproduces it exactly.
 """
 
 from __future__ import annotations
@@ -65,16 +67,81 @@ ACTIONS = (
 
 Event = dict[str, Any]
 
+# The fields each action reads besides ``do``: its normalised move keeps only these (see
+# :func:`normalise_move`). ``groups``, ``onto`` and ``end`` are optional; ``open`` and ``lay`` take
+# ``melds`` or ``pairs``.
+MOVE_FIELDS: dict[str, tuple[str, ...]] = {
+    "draw": (),
+    "take": (),
+    "give_back": (),
+    "show_indicator": (),
+    "discard": ("tile",),
+    "finish": ("tile", "groups"),
+    "open": ("melds", "pairs"),
+    "lay": ("melds", "pairs", "onto"),
+    "add": ("meld", "tile", "end"),
+    "swap": ("meld", "tile"),
+}
+
+# What everyone at the table (other seats, spectators) may see: the keys of Hand.public_view().
+PUBLIC_KEYS = (
+    "variant",
+    "options",
+    "players",
+    "number",
+    "starter",
+    "turn",
+    "rack_counts",
+    "indicator",
+    "okey",
+    "pile_size",
+    "discards",
+    "table",
+    "opened",
+    "opening_bar",
+    "pairs_needed",
+    "penalties",
+    "scores_before",
+    "indicator_shown",
+    "result",
+    "commitment",
+    "seed",
+    "over",
+)
+
+# What Hand.view(seat) adds for its own seat on top of the public view.
+PRIVATE_KEYS = ("seat", "has_tile", "must_draw", "taken", "rack", "can_take", "acted")
+
+
+def normalise_move(move: Mapping[str, Any]) -> dict[str, Any]:
+    """An accepted move as the engine read it: ``do`` and only the fields its action reads.
+
+    Extra keys are dropped; an optional field (``groups``, ``onto``, ``end``) is kept only when
+    given and not null, and ``onto`` only with ``pairs`` (melds are always laid on one's own row).
+    Values are deep copies of the given ones. Playing the normalised move gives the same result.
+    """
+    action = str(move["do"])
+    out: dict[str, Any] = {"do": action}
+    for key in MOVE_FIELDS[action]:
+        if move.get(key) is None:
+            continue
+        if key == "onto" and "pairs" not in move:
+            continue
+        out[key] = copy.deepcopy(move[key])
+    return out
+
 
 @dataclass
 class MoveResult:
-    """What one move did: ``ok`` and its events, or the error code and a message."""
+    """What one move did: ``ok``, its events and the normalised ``move`` (see
+    :func:`normalise_move`), or the error code and a message (``move`` is then None)."""
 
     ok: bool
     events: list[Event] = field(default_factory=list)
     error: str | None = None
     message: str | None = None
     detail: str | None = None
+    move: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         if self.ok:
@@ -279,8 +346,9 @@ class Hand:
                 raise
         except MoveError as exc:
             return MoveResult(False, error=exc.code, message=exc.message, detail=exc.detail)
-        self.log.append({"seat": seat, **{k: copy.deepcopy(v) for k, v in move.items()}})
-        return MoveResult(True, events)
+        normal = normalise_move(move)
+        self.log.append({"seat": seat, **copy.deepcopy(normal)})
+        return MoveResult(True, events, move=normal)
 
     def _checkpoint(self) -> dict[str, Any]:
         # The log and the deal never change inside a move: leave them out of the copy.
@@ -833,47 +901,59 @@ class Hand:
             for p in self.penalties
         ]
 
-    def view(self, seat: int) -> dict[str, Any]:
-        """Exactly what ``seat`` may know: its own rack, never another rack or the pile order."""
-        if not 0 <= seat < self.players:
-            raise MoveError("bad_seat", f"no seat {seat}")
+    def public_view(self) -> dict[str, Any]:
+        """What everyone may see (other seats, spectators): exactly :data:`PUBLIC_KEYS`.
+
+        Rack sizes but never a rack's tiles, the pile's size but never its order, never the taken
+        tile, and the seed only once the hand is over (its commitment always)."""
         return {
             "variant": self.variant,
             "options": dict(self.options),
             "players": self.players,
             "number": self.number,
-            "seat": seat,
             "starter": self.starter,
             "turn": self.turn,
-            "has_tile": self.has_tile if seat == self.turn else None,
-            "must_draw": self.must_draw if seat == self.turn else False,
-            "taken": (
-                format_tile(self.taken["tile"])
-                if self.taken and not self.taken["used"] and seat == self.turn
-                else None
-            ),
-            "rack": [format_tile(t) for t in self.racks[seat]],
             "rack_counts": [len(r) for r in self.racks],
             "indicator": format_tile(self.indicator),
             "okey": format_tile(self.okey),
             "pile_size": len(self.pile),
             "discards": [[format_tile(t) for t in d] for d in self.discards],
-            "can_take": self.last_discard is not None
-            and seat == self.turn
-            and self.last_discard == self.previous(seat)
-            and not self.has_tile
-            and not self.must_draw,
             "table": [{**m.to_json(), "state": m.to_state()} for m in self.table],
             "opened": list(self.opened),
             "opening_bar": self.opening_bar() if self.open_variant else None,
             "pairs_needed": self.pairs_needed() if self.open_variant else None,
             "penalties": self.penalty_list(),
             "scores_before": list(self.scores_before),
-            "acted": self.acted[seat],
             "indicator_shown": self.indicator_shown,
             "result": copy.deepcopy(self.result),
             "commitment": self.commitment,
             "seed": self.seed if self.over else None,
+            "over": self.over,
+        }
+
+    def view(self, seat: int) -> dict[str, Any]:
+        """Exactly what ``seat`` may know: :meth:`public_view` plus :data:`PRIVATE_KEYS`, its own
+        rack and turn state; never another rack or the pile order."""
+        if not 0 <= seat < self.players:
+            raise MoveError("bad_seat", f"no seat {seat}")
+        on_turn = seat == self.turn
+        return {
+            **self.public_view(),
+            "seat": seat,
+            "has_tile": self.has_tile if on_turn else None,
+            "must_draw": self.must_draw if on_turn else False,
+            "taken": (
+                format_tile(self.taken["tile"])
+                if self.taken and not self.taken["used"] and on_turn
+                else None
+            ),
+            "rack": [format_tile(t) for t in self.racks[seat]],
+            "can_take": self.last_discard is not None
+            and on_turn
+            and self.last_discard == self.previous(seat)
+            and not self.has_tile
+            and not self.must_draw,
+            "acted": self.acted[seat],
         }
 
     def to_state(self) -> dict[str, Any]:
@@ -945,4 +1025,13 @@ class Hand:
         return fresh
 
 
-__all__ = ["ACTIONS", "Hand", "MoveResult", "event_for"]
+__all__ = [
+    "ACTIONS",
+    "MOVE_FIELDS",
+    "PRIVATE_KEYS",
+    "PUBLIC_KEYS",
+    "Hand",
+    "MoveResult",
+    "event_for",
+    "normalise_move",
+]

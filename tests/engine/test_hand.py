@@ -153,8 +153,9 @@ def test_it_plays_a_match_with_the_starter_moving_on() -> None:
 
 
 def test_it_ends_classic_at_zero() -> None:
-    shared = ROOT.parent / "shared" / "scenarios" / "classic-take-and-finish.json"
-    scenario = json.loads(shared.read_text(encoding="utf-8"))
+    # The in-repo copy of the shared example (tests/scenarios/README.md).
+    path = ROOT / "tests" / "scenarios" / "shared-classic-take-and-finish.json"
+    scenario = json.loads(path.read_text(encoding="utf-8"))
     scenario["start_scores"] = [2, 5, 3, 2]
     result = run_scenario(scenario)
     assert result["scores"] == [0, 5, 1, 0]
