@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection, connections
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
@@ -184,6 +185,13 @@ def test_it_never_double_moves_with_two_workers() -> None:
     table = bot_table("okey51", level="greedy")
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(26))
     errors: list[BaseException] = []
+    # Each time a bot thinks, note which position of which hand it thought about.
+    thoughts: list[tuple[int, int]] = []
+    real_view_for = Hand.view_for
+
+    def counting_view_for(self: Hand, seat: int) -> dict[str, object]:
+        thoughts.append((self.pk, self.version))
+        return real_view_for(self, seat)
 
     def worker() -> None:
         try:
@@ -196,13 +204,75 @@ def test_it_never_double_moves_with_two_workers() -> None:
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    Hand.view_for = counting_view_for  # type: ignore[method-assign]
+    try:
+        threads = [threading.Thread(target=worker) for _ in range(2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        Hand.view_for = real_view_for  # type: ignore[method-assign]
     assert not errors
+    # Under the lease, a bot's work for a position is done once, not once per worker.
+    assert thoughts and len(thoughts) == len(set(thoughts)), len(thoughts) - len(set(thoughts))
     for hand in Hand.objects.filter(match=match):
         numbers = list(hand.moves.values_list("number", flat=True))
         assert numbers == list(range(1, len(numbers) + 1))
         assert not services.verify_hand(hand)
+
+
+def test_it_goes_on_when_one_hand_is_broken(caplog: pytest.LogCaptureFixture) -> None:
+    broken = bot_table("duz", level="greedy")
+    fine = bot_table("duz", level="greedy")
+    broken_hand = services.start_match(broken, by=services.SYSTEM, seed=seed_of(80)).hands.get()
+    fine_hand = services.start_match(fine, by=services.SYSTEM, seed=seed_of(81)).hands.get()
+    Seat.objects.filter(table=broken, position=0).delete()  # the seat on turn is gone
+    Hand.objects.filter(pk=broken_hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
+    with caplog.at_level("ERROR", logger="games.clock"):
+        played = clock.tick()
+    assert played >= 1
+    fine_hand.refresh_from_db()
+    assert fine_hand.version >= 1  # the other table was played
+    assert any(f"hand {broken_hand.pk}" in r.getMessage() for r in caplog.records)
+    # The broken hand is put aside for a while instead of failing every pass.
+    assert broken_hand.pk not in clock.due_hands(timezone.now())
+
+
+def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
+    table, users = user_table("duz")
+    connect(table, users)
+    waiting = services.start_match(table, by=services.SYSTEM, seed=seed_of(82)).hands.get()
+    bots = bot_table("okey51", level="greedy")
+    bot_hand = services.start_match(bots, by=services.SYSTEM, seed=seed_of(83)).hands.get()
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        due = clock.due_hands(now)
+    assert due == [bot_hand.pk]  # a player on turn with time left is not due
+    assert len(queries) == 1
+    assert '"state"' not in queries[0]["sql"]
+    # The bot's thinking delay counts from the hand's last change.
+    assert clock.due_hands(now, bot_delay=60) == []
+    # A passed deadline makes the player's hand due; a claimed timeout keeps it due.
+    later = now + timedelta(seconds=31)
+    assert set(clock.due_hands(later)) == {waiting.pk, bot_hand.pk}
+    services.claim_timeout(waiting.pk, later)
+    assert waiting.pk in clock.due_hands(now)
+
+
+def test_it_leases_a_hand_to_one_worker_at_a_time() -> None:
+    table = bot_table("duz", level="greedy")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(84)).hands.get()
+    token = clock.take_lease(hand.pk)
+    assert token is not None
+    assert clock.take_lease(hand.pk) is None  # a second worker is turned away
+    assert clock.due_hands(timezone.now()) == []
+    assert clock.run_hand(hand.pk) == 0
+    hand.refresh_from_db()
+    assert hand.version == 0
+    clock.release_lease(hand.pk, token)
+    assert clock.run_hand(hand.pk) >= 1
+    # A worker that died holding a lease loses it when the lease runs out.
+    assert clock.take_lease(hand.pk) is not None
+    expired = timezone.now() + timedelta(seconds=clock.LEASE_SECONDS + 1)
+    assert clock.take_lease(hand.pk, expired) is not None
