@@ -3,6 +3,7 @@ each hand's read-only move log, and actions to end a stuck match or verify hands
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
@@ -82,6 +83,9 @@ class SeatInline(admin.TabularInline):
     def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
 
 # A table's game settings are fixed once it exists; these may change through the service.
 TABLE_EDITABLE = ["name", "is_private", "season"]
@@ -148,9 +152,6 @@ class TableAdmin(admin.ModelAdmin):
             raise
         obj.pk = table.pk
         obj.refresh_from_db()
-
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        return None  # seats are read-only here; the service made them
 
 
 @admin.register(Seat)
@@ -269,10 +270,11 @@ class MoveInline(ReadOnlyInline):
     readonly_fields = fields
 
     @admin.display(description=_("events"))
-    def shown_events(self, obj: Move) -> Any:
+    def shown_events(self, obj: Move) -> str:
+        events = obj.events
         if obj.hand.status == Hand.Status.PLAYING:
-            return [engine.event_for(e, -1) for e in obj.events]
-        return obj.events
+            events = [engine.event_for(e, -1) for e in events]
+        return json.dumps(events)
 
 
 class ParticipantInline(ReadOnlyInline):

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import html
+import json
 import random
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import services
-from games.models import Hand, Match, Variant
+from games import engine, services
+from games.models import Hand, Match, Table, Variant
 
-from .helpers import bot_table, random_move, seed_of
+from .helpers import bot_table, random_move, seed_of, user_table
 
 pytestmark = pytest.mark.django_db
 
@@ -24,6 +27,17 @@ def admin_client() -> Client:
     client = Client()
     client.login(username="boss", password="pw")
     return client
+
+
+def form_fields(page: str) -> dict[str, str]:
+    """The hidden inputs of an admin form (the inline formsets' management data)."""
+    fields = {}
+    for tag in re.findall(r"<input[^>]*>", page):
+        name = re.search(r'name="([^"]+)"', tag)
+        value = re.search(r'value="([^"]*)"', tag)
+        if name and 'type="hidden"' in tag:
+            fields[name.group(1)] = html.unescape(value.group(1)) if value else ""
+    return fields
 
 
 def _played_hand(moves: int = 6) -> Hand:
@@ -74,10 +88,111 @@ def test_it_shows_tables_matches_and_hands_with_their_move_log(admin_client: Cli
     for url in pages:
         response = admin_client.get(url)
         assert response.status_code == 200, url
-    page = admin_client.get(reverse("admin:games_hand_change", args=[hand.pk])).content.decode()
+    page = html.unescape(
+        admin_client.get(reverse("admin:games_hand_change", args=[hand.pk])).content.decode()
+    )
     assert "revealed when the hand ends" in page
     assert hand.seed not in page
-    assert '"do": "discard"' in page or "discard" in page
+    moves = list(hand.moves.order_by("number"))
+    assert len(moves) == 6
+    for m in moves:  # every move's normalised action is listed
+        assert json.dumps(m.action) in page or str(m.action) in page, m.action
+    # A live hand's drawn tiles stay hidden from staff; the public part of the event shows.
+    draws = [e for m in moves for e in m.events if e.get("private_to") is not None]
+    assert draws, "the sample hand has no draw from the pile"
+    for e in draws:
+        assert json.dumps(e) not in page
+        assert json.dumps(engine.event_for(e, -1)) in page
+
+
+def test_it_shows_drawn_tiles_once_the_hand_is_over(admin_client: Client) -> None:
+    hand = _played_hand()
+    staff = get_user_model().objects.get(username="boss")
+    services.end_match(hand.match, by=staff)
+    page = html.unescape(
+        admin_client.get(reverse("admin:games_hand_change", args=[hand.pk])).content.decode()
+    )
+    draws = [e for m in hand.moves.all() for e in m.events if e.get("private_to") is not None]
+    assert draws and all(json.dumps(e) in page for e in draws)
+    assert hand.seed in page  # revealed with the end
+
+
+def test_it_cannot_change_game_state_from_the_admin(admin_client: Client) -> None:
+    hand = _played_hand()
+    match, table = hand.match, hand.match.table
+    seat = table.seats.get(position=0)
+    # Hands, matches and seats have no change form that saves, and cannot be deleted.
+    for name, pk in [("hand", hand.pk), ("match", match.pk), ("seat", seat.pk)]:
+        url = reverse(f"admin:games_{name}_change", args=[pk])
+        page = admin_client.get(url).content.decode()
+        assert 'name="_save"' not in page, name
+        assert admin_client.post(url, {"status": "finished", "turn": 3}).status_code == 403
+        delete = reverse(f"admin:games_{name}_delete", args=[pk])
+        assert admin_client.post(delete, {"post": "yes"}).status_code == 403, name
+    hand.refresh_from_db()
+    assert hand.status == Hand.Status.PLAYING and hand.version == 6
+    # A playing table: only name, privacy and season may change, through the service.
+    url = reverse("admin:games_table_change", args=[table.pk])
+    page = admin_client.get(url).content.decode()
+    for field in ("variant", "options", "players", "move_timer", "status"):
+        assert f'name="{field}"' not in page, field
+    assert 'name="name"' in page
+    response = admin_client.post(
+        url,
+        {
+            **form_fields(page),
+            "name": "Renamed",
+            "is_private": "",
+            "season": "",
+            "variant": Variant.objects.get(key="duz").pk,
+            "status": "finished",
+            "players": 2,
+        },
+    )
+    assert response.status_code == 302
+    table.refresh_from_db()
+    assert table.name == "Renamed"
+    assert table.variant.key == "okey51" and table.status == "playing" and table.players == 4
+    # A table with matches is history: it cannot be deleted (nor its seats, with it).
+    delete = reverse("admin:games_table_delete", args=[table.pk])
+    assert admin_client.post(delete, {"post": "yes"}).status_code == 403
+    assert table.seats.count() == 4
+
+
+def test_it_creates_tables_through_the_service(admin_client: Client) -> None:
+    url = reverse("admin:games_table_add")
+    data = {
+        **form_fields(admin_client.get(url).content.decode()),
+        "variant": Variant.objects.get(key="duz").pk,
+        "name": "Cup final",
+        "options": "{}",
+        "is_private": "",
+        "move_timer": 15,
+        "players": 4,
+        "season": "",
+    }
+    bad = admin_client.post(
+        url, {**data, "variant": Variant.objects.get(key="okey51").pk, "options": '{"hands": 2}'}
+    )
+    assert bad.status_code == 200 and "hands is one of 1, 3" in bad.content.decode()
+    assert admin_client.post(url, data).status_code == 302
+    table = Table.objects.get(name="Cup final")
+    assert table.seats.count() == 4 and table.options["timer"] == 15
+    assert table.created_by is not None and table.created_by.username == "boss"
+
+
+def test_it_removes_a_player_through_the_service(admin_client: Client) -> None:
+    table, users = user_table("okey51")
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(12))
+    seat = table.seats.get(position=2)
+    response = admin_client.post(
+        reverse("admin:games_seat_changelist"),
+        {"action": "remove_players", "_selected_action": [seat.pk]},
+        follow=True,
+    )
+    assert "1 player(s) removed" in response.content.decode()
+    seat.refresh_from_db()
+    assert seat.user is None and seat.bot_level == "greedy"
 
 
 def test_it_verifies_hands_and_ends_stuck_matches_from_the_admin(admin_client: Client) -> None:
