@@ -293,3 +293,50 @@ def test_it_applies_exactly_one_of_two_simultaneous_moves() -> None:
             break
     numbers = list(hand.moves.values_list("number", flat=True))
     assert numbers == list(range(1, len(numbers) + 1))
+
+
+def test_it_records_who_held_each_seat_in_every_hand() -> None:
+    from django.contrib.auth import get_user_model
+
+    table, users = user_table("okey51", {"hands": 3})
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(90))
+    first = match.hands.get()
+    assert [(p.position, p.user_id, p.bot_level) for p in first.participants.all()] == [
+        (p, users[p].pk, "") for p in range(4)
+    ]
+    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+    services.remove_player(Seat.objects.get(table=table, position=3), by=staff)
+    # Play hand 1 to its end: the bot seat plays as a bot, with its level on each move.
+    rng = random.Random(5)
+    while True:
+        first.refresh_from_db()
+        if first.status != Hand.Status.PLAYING:
+            break
+        seat, move = random_move(first, rng)
+        by = services.BOT if seat == 3 else users[seat]
+        services.play(first, seat, move, by=by, level="greedy" if seat == 3 else "")
+    assert first.participants.get(position=3).user == users[3]  # dealt to the player
+    bot_moves = first.moves.filter(seat=3)
+    assert bot_moves.exists()
+    assert set(bot_moves.values_list("by", "user", "bot_level")) == {("bot", None, "greedy")}
+    human = first.moves.filter(seat=0).first()
+    assert human is not None and human.by == "user" and human.user == users[0]
+    second = match.hands.get(number=2)
+    assert [(p.user_id, p.bot_level) for p in second.participants.order_by("position")] == [
+        (users[0].pk, ""),
+        (users[1].pk, ""),
+        (users[2].pk, ""),
+        (None, "greedy"),
+    ]
+
+
+def test_it_stores_the_engines_normalised_move_as_the_one_log() -> None:
+    table, users = user_table("duz")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(91)).hands.get()
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    raw = {"do": "discard", "tile": tile, "note": "junk from the client", "groups": None}
+    services.play(hand, 0, raw, by=users[0])
+    hand.refresh_from_db()
+    assert hand.moves.get().action == {"do": "discard", "tile": tile}
+    assert "log" not in hand.state  # the Move rows are the log; the snapshot holds none
+    assert not services.verify_hand(hand)
