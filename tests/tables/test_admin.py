@@ -85,9 +85,20 @@ def test_it_shows_tables_matches_and_hands_with_their_move_log(admin_client: Cli
         reverse("admin:games_hand_changelist"),
         reverse("admin:games_hand_change", args=[hand.pk]),
     ]
-    for url in pages:
+    expected = [
+        [match.table.name],
+        [match.table.name, "random", "Seats"],
+        [f"match {match.pk} at"],
+        ["scoreboard", "seat 0", "hand 1"],
+        [f"hand {hand.number} of match {match.pk}"],
+        [hand.commitment, "Participants", "Moves"],
+    ]
+    for url, needles in zip(pages, expected, strict=True):
         response = admin_client.get(url)
         assert response.status_code == 200, url
+        page = response.content.decode()
+        for needle in needles:
+            assert needle in page, (url, needle)
     page = html.unescape(
         admin_client.get(reverse("admin:games_hand_change", args=[hand.pk])).content.decode()
     )
