@@ -104,7 +104,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         """What the fragment depends on: the hand in play and its version, the seats and who
         is here, the table's status."""
         from games.models import Hand, Seat, Table
-        from games.services import here_now
 
         hand = (
             Hand.objects.filter(match__table_id=self.table_id, status=Hand.Status.PLAYING)
@@ -113,7 +112,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         seats = tuple(
             Seat.objects.filter(table_id=self.table_id)
-            .annotate(here=here_now())
+            .annotate(here=Presence.here())
             .order_by("position")
             .values_list("user_id", "bot_level", "away", "here")
         )

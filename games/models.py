@@ -13,7 +13,8 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from games import engine
@@ -184,6 +185,16 @@ class Presence(models.Model):
     @classmethod
     def fresh_since(cls, now: Any) -> Any:
         return now - timedelta(seconds=cls.FRESH)
+
+    @classmethod
+    def here(cls, now: Any = None) -> Exists:
+        """For a Seat queryset: its holder has a fresh socket open (``.annotate(here=...)``)."""
+        now = now or timezone.now()
+        return Exists(
+            cls.objects.filter(
+                seat=OuterRef("pk"), user=OuterRef("user"), seen_at__gte=cls.fresh_since(now)
+            )
+        )
 
 
 class Match(models.Model):

@@ -10,8 +10,7 @@ from typing import Any
 from django.db.models import Prefetch, QuerySet
 
 from games import policy
-from games.models import Hand, Match, Seat, Table
-from games.services import here_now
+from games.models import Hand, Match, Presence, Seat, Table
 
 
 def public_tables() -> QuerySet[Table]:
@@ -26,7 +25,7 @@ def public_tables() -> QuerySet[Table]:
 
 def table_with_seats(table_id: int) -> Table:
     """A table with its seats, each annotated ``here`` (its holder has a fresh socket)."""
-    seats = Seat.objects.select_related("user").annotate(here=here_now()).order_by("position")
+    seats = Seat.objects.select_related("user").annotate(here=Presence.here()).order_by("position")
     return (
         Table.objects.select_related("variant", "created_by")
         .prefetch_related(Prefetch("seats", queryset=seats))

@@ -17,7 +17,6 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from games import engine, policy
@@ -602,16 +601,6 @@ def socket_closed(channel_name: str) -> None:
     _publish(row.seat.table_id, {"type": "table.changed", "table": row.seat.table_id})
 
 
-def here_now(now: Any = None) -> Any:
-    """An expression for a seat queryset: its holder has a fresh socket open."""
-    now = now or timezone.now()
-    return Exists(
-        Presence.objects.filter(
-            seat=OuterRef("pk"), user=OuterRef("user"), seen_at__gte=Presence.fresh_since(now)
-        )
-    )
-
-
 def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
     """Players at a playing table with no fresh socket, not seen for the grace period, are
     marked away (a bot plays for them until they come back). This covers a closed socket, a
@@ -624,7 +613,7 @@ def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
             table__status=Table.Status.PLAYING,
         )
         .exclude(last_seen__gt=now - timedelta(seconds=grace_seconds))
-        .annotate(here=here_now(now))
+        .annotate(here=Presence.here(now))
         .filter(here=False)
     )
     pks = list(gone.values_list("pk", "table_id"))

@@ -3,10 +3,15 @@
 Accounts that exist already are left as they are (their passwords are not reset). The four
 variants are made sure of, and each gets one open demo table (ayse seated, three bots) if it has
 no table yet.
+
+The ``admin``/``admin`` superuser is created only while ``DEBUG`` is on (``make run``): with
+``DEBUG`` off the command still loads the players and tables but refuses to create a superuser
+with a well-known password. Create a real one there with ``manage.py createsuperuser``.
 """
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
@@ -22,12 +27,22 @@ DEMO_ACCOUNTS = [
 
 
 class Command(BaseCommand):
-    help = "Create the demo accounts (admin/admin and four players); idempotent."
+    help = (
+        "Create the demo accounts (four players, and admin/admin while DEBUG is on) and one demo "
+        "table per variant; idempotent."
+    )
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
         User = get_user_model()
         for username, password, is_superuser in DEMO_ACCOUNTS:
+            if is_superuser and not settings.DEBUG:
+                self.stderr.write(
+                    f"refused to create the superuser {username!r} with the demo password "
+                    f"{password!r}: DEBUG is off. Run `manage.py createsuperuser` to make an "
+                    "administrator with a password of your own."
+                )
+                continue
             user, created = User.objects.get_or_create(
                 username=username,
                 defaults={"is_staff": is_superuser, "is_superuser": is_superuser},
@@ -55,5 +70,5 @@ class Command(BaseCommand):
             )
             services.sit(table, ayse, 0)
             for position in range(1, table.players):
-                services.add_bot(table, position, "greedy")
+                services.add_bot(table, position, "greedy", by=services.SYSTEM)
             self.stdout.write(f"created table {table.name!r}")
