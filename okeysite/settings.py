@@ -11,6 +11,12 @@ Everything that differs between machines comes from the environment:
 - ``DEBUG``: ``true``/``false`` (default ``false``; ``make run`` turns it on).
 - ``ALLOWED_HOSTS``, ``CSRF_TRUSTED_ORIGINS``: comma-separated lists.
 - ``LOG_LEVEL``: level of the stdout log (default ``INFO``).
+- HTTPS (see the README's production settings): ``SECURE_SSL_REDIRECT``,
+  ``SESSION_COOKIE_SECURE`` and ``CSRF_COOKIE_SECURE`` default to on when ``DEBUG`` is off;
+  ``SECURE_HSTS_SECONDS`` (default 0: off), ``SECURE_HSTS_INCLUDE_SUBDOMAINS`` and
+  ``SECURE_HSTS_PRELOAD`` (default off) are opt-in, because browsers remember them;
+  ``SECURE_PROXY_SSL_HEADER`` (e.g. ``HTTP_X_FORWARDED_PROTO,https``; default unset) only
+  behind a proxy that always sets that header.
 """
 
 from pathlib import Path
@@ -37,6 +43,29 @@ if not SECRET_KEY:
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
+
+# HTTPS ------------------------------------------------------------------------------------
+# Secure by default outside development: redirect HTTP to HTTPS and send the session and CSRF
+# cookies over HTTPS only. HSTS is opt-in: browsers keep it for SECURE_HSTS_SECONDS (and for
+# every subdomain with INCLUDE_SUBDOMAINS; a preload list entry is hard to undo), so turn it on
+# once the site is served over HTTPS for good. `manage.py check --deploy` lists what is missing.
+
+SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
+SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
+CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
+SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+# Behind a TLS-terminating proxy, e.g. "HTTP_X_FORWARDED_PROTO,https": the request is HTTPS
+# when the proxy sets that header to that value. Set it only when the proxy always sets (or
+# strips) the header, or anyone can claim HTTPS.
+_proxy_ssl_header = env.list("SECURE_PROXY_SSL_HEADER", default=[])
+if _proxy_ssl_header:
+    if len(_proxy_ssl_header) != 2 or not all(_proxy_ssl_header):
+        raise ImproperlyConfigured(
+            "SECURE_PROXY_SSL_HEADER is a header and its value, e.g. HTTP_X_FORWARDED_PROTO,https"
+        )
+    SECURE_PROXY_SSL_HEADER = (_proxy_ssl_header[0], _proxy_ssl_header[1])
 
 INSTALLED_APPS = [
     # daphne first: its runserver serves HTTP and WebSockets through asgi.py.
@@ -106,11 +135,28 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Channels ---------------------------------------------------------------------------------
 
 REDIS_URL = env.str("REDIS_URL", default="")
+# The layer waits for messages with a blocking pop (BZPOPMIN) of up to
+# RedisChannelLayer.brpop_timeout (5 s). The socket's read timeout must be longer, or every
+# quiet socket dies after 5 s with redis.exceptions.TimeoutError (redis-py 8 made 5 s the
+# default: django/channels_redis#422, redis/redis-py#4091). Long enough for the pop, still
+# finite so that a dead Redis connection is noticed.
+REDIS_SOCKET_TIMEOUT = 30.0
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL]},
+            "CONFIG": {
+                # Each host dict goes to redis.asyncio.ConnectionPool.from_url(address, **rest);
+                # query parameters in REDIS_URL (e.g. ?socket_timeout=) override these.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": REDIS_SOCKET_TIMEOUT,
+                        "socket_connect_timeout": 5.0,
+                        "socket_keepalive": True,
+                    }
+                ],
+            },
         },
     }
 else:

@@ -1,13 +1,18 @@
-"""Fixtures shared by the whole suite, and the report header that says what it ran against."""
+"""Fixtures shared by the whole suite, and the report header that says what it ran against.
 
-import os
-import warnings
+- ``daphne_live_server``: the site served by a real daphne process (HTTP and WebSockets) on the
+  test database; see its docstring.
+- ``chromium_page``: a Playwright page in Debian's Chromium.
+"""
+
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
+
+from tests.live_daphne import DaphneServer, fail_or_skip
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -37,32 +42,99 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         where = f"{db['HOST']}:{db.get('PORT') or 'default port'}/{where}"
     layer = settings.CHANNEL_LAYERS["default"]
     hosts = layer.get("CONFIG", {}).get("hosts", [])
-    layer_where = ", ".join(_redact_url(str(h)) for h in hosts) if hosts else "this process"
+    # A host is a URL, or a dict of connection options with the URL as its "address".
+    addresses = [str(h["address"]) if isinstance(h, dict) else str(h) for h in hosts]
+    layer_where = ", ".join(_redact_url(a) for a in addresses) if hosts else "this process"
     return [
         f"database: {connection.vendor} ({db['ENGINE']}, {where}; tests use a test database)",
         f"channel layer: {layer['BACKEND']} ({layer_where})",
     ]
 
 
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+# ------------------------------------------------------------------------------- test database
+@pytest.fixture(scope="session")
+def django_db_modify_db_settings(
+    django_db_modify_db_settings_parallel_suffix: None, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """SQLite: keep the test database in a file, not in memory, so another process (the
+    ``daphne_live_server``) can open it. pytest-django calls this before creating the test
+    database; a TEST NAME set in the settings is kept."""
+    from django.conf import settings
+
+    db = settings.DATABASES["default"]
+    test = db.setdefault("TEST", {})
+    if db["ENGINE"] == "django.db.backends.sqlite3" and test.get("NAME") in (None, "", ":memory:"):
+        test["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
+
+
+# ------------------------------------------------------------------------------- live daphne
+@pytest.fixture(scope="session")
+def _daphne_process(
+    django_db_setup: None, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[DaphneServer]:
+    """One daphne process for the session, started on first use, stopped before the test
+    database is dropped (PostgreSQL refuses to drop a database in use)."""
+    from django.db import connections
+
+    connection = connections["default"]
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.fail("daphne_live_server needs a test database in a file, not in memory")
+    server = DaphneServer("127.0.0.1", tmp_path_factory.mktemp("daphne") / "daphne.log")
+    server.start(str(connection.settings_dict["NAME"]))
+    try:
+        yield server
+    finally:
+        server.stop()
 
 
 @pytest.fixture
-def chromium_page(live_server: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A Playwright page in Debian's Chromium, for tests against ``live_server``.
+def daphne_live_server(transactional_db: None, _daphne_process: DaphneServer) -> DaphneServer:
+    """The site served by a real daphne (ASGI: HTTP and WebSockets) on the test database.
+
+    Use it where pytest-django's ``live_server`` (WSGI, no WebSockets) is not enough::
+
+        def test_something(daphne_live_server, chromium_page):
+            chromium_page.goto(f"{daphne_live_server.url}/tables/{table.pk}/")
+
+    (Name it before ``chromium_page``: fixtures close in reverse order, so the browser's
+    sockets close before the test's tables are emptied.)
+
+    - ``.url`` (``http://127.0.0.1:<port>``), ``.ws_url`` (``ws://...``), ``.host``, ``.port``.
+    - The test runs with ``transactional_db``: what the test writes is committed, and the server
+      (another process) sees it; the tables are emptied after the test. The server's own
+      writes are visible to the test too. On SQLite the test database is a file for this
+      (``django_db_modify_db_settings`` above).
+    - Channel layer: with ``REDIS_URL`` the server shares the test's Redis layer, so
+      ``games.services`` calls in the test reach the server's sockets. Without it each process
+      has its own in-memory layer: a message published by the test never reaches the server
+      (only what the server does itself, or finds in the database, does).
+    - With ``chromium_page``, change games in another thread:
+      ``tests.live_daphne.in_thread(fn, *args)``. Playwright keeps an event loop running in the
+      test's thread, where ``async_to_sync`` refuses to run, so a ``games.services`` call made
+      there commits but cannot publish (it logs "publishing to table ... failed").
+    - The server's output: ``.output_of_this_test()`` and ``.errors()`` (lines with a traceback,
+      ERROR, CRITICAL or TimeoutError since this test started); assert ``not server.errors()``.
+    - One process serves the whole session (it starts with the first test that asks for it).
+    """
+    _daphne_process._test_start = len(_daphne_process.output())
+    if _daphne_process.process is None or _daphne_process.process.poll() is not None:
+        pytest.fail(f"the daphne process has stopped; its output:\n{_daphne_process.output()}")
+    return _daphne_process
+
+
+# ------------------------------------------------------------------------------- browser
+@pytest.fixture
+def chromium_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A Playwright page in Debian's Chromium; pair it with ``daphne_live_server`` (WebSockets
+    connect) or pytest-django's ``live_server`` (HTTP only).
 
     Without /usr/bin/chromium the test skips loudly, except under CI=true, where it fails.
     """
     if not CHROMIUM.exists():
-        message = (
-            f"{CHROMIUM} is missing: browser tests cannot run. "
+        fail_or_skip(
+            f"BROWSER TEST: {CHROMIUM} is missing: browser tests cannot run. "
             "Install it with `apt-get install chromium` (make test does this as root)."
         )
-        if _ci():
-            pytest.fail(f"CI=true and {message}")
-        warnings.warn(f"SKIPPING BROWSER TEST: {message}", stacklevel=1)
-        pytest.skip(f"SKIPPING BROWSER TEST: {message}")
 
     from playwright.sync_api import sync_playwright
 

@@ -2,8 +2,21 @@
 
 It runs before pytest-django imports the settings, which refuse to start without a
 SECRET_KEY when DEBUG is off; tests run with DEBUG off, like production.
+
+With DEBUG off the settings also redirect HTTP to HTTPS and mark the session and CSRF cookies
+Secure. The test client and the live servers (pytest-django's, and the daphne of the
+``daphne_live_server`` fixture, which inherits this environment) speak plain HTTP, so the suite
+turns those off. tests/test_deploy.py checks the production settings without these defaults.
 """
 
 import os
 
-os.environ.setdefault("SECRET_KEY", "insecure-key-for-the-test-suite-only")
+TEST_ENV_DEFAULTS = {
+    "SECRET_KEY": "insecure-key-for-the-test-suite-only",
+    "SECURE_SSL_REDIRECT": "false",
+    "SESSION_COOKIE_SECURE": "false",
+    "CSRF_COOKIE_SECURE": "false",
+}
+
+for _key, _value in TEST_ENV_DEFAULTS.items():
+    os.environ.setdefault(_key, _value)

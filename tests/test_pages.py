@@ -1,5 +1,7 @@
 """The HTTP side: home page, admin, sign-up and log-in, static files, demo data."""
 
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.staticfiles import finders
@@ -27,13 +29,19 @@ def test_it_renders_the_admin_login_page(client: Client) -> None:
     assert 'name="username"' in response.content.decode()
 
 
-def test_it_lets_the_admin_into_the_admin(client: Client) -> None:
+def test_it_lets_the_admin_into_the_admin(client: Client, settings: Any) -> None:
+    settings.DEBUG = True  # load_demo makes admin/admin only in development
     call_command("load_demo")
     assert client.login(username="admin", password="admin")
 
     response = client.get("/admin/")
 
     assert response.status_code == 200
+    page = response.content.decode()
+    for section in ("Tables", "Matches", "Hands", "Seats", "Leagues"):
+        assert f">{section}<" in page, section
+    tables = client.get("/admin/games/table/").content.decode()
+    assert "Demo Okey 51" in tables or "Demo" in tables
 
 
 @pytest.mark.parametrize("url", ["/accounts/login/", "/accounts/signup/"])
@@ -85,7 +93,8 @@ def test_it_finds_the_front_end_libraries_in_node_modules() -> None:
         assert finders.find(path), f"{path} not found: run `npm ci` (make does)"
 
 
-def test_it_loads_the_demo_accounts_idempotently() -> None:
+def test_it_loads_the_demo_accounts_idempotently(settings: Any) -> None:
+    settings.DEBUG = True  # load_demo makes admin/admin only in development
     call_command("load_demo")
     call_command("load_demo")
 

@@ -11,7 +11,21 @@ from django.conf import settings
 from django.db import connection
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-ENV_KEYS = ("DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS")
+ENV_KEYS = (
+    "DATABASE_URL",
+    "REDIS_URL",
+    "SECRET_KEY",
+    "DEBUG",
+    "ALLOWED_HOSTS",
+    "CSRF_TRUSTED_ORIGINS",
+    "SECURE_SSL_REDIRECT",
+    "SESSION_COOKIE_SECURE",
+    "CSRF_COOKIE_SECURE",
+    "SECURE_HSTS_SECONDS",
+    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
+    "SECURE_HSTS_PRELOAD",
+    "SECURE_PROXY_SSL_HEADER",
+)
 
 PRINT_SETTINGS = """
 import json
@@ -29,16 +43,42 @@ print(json.dumps({
     "secret_key": settings.SECRET_KEY,
     "allowed_hosts": settings.ALLOWED_HOSTS,
     "csrf_trusted_origins": settings.CSRF_TRUSTED_ORIGINS,
+    "ssl_redirect": settings.SECURE_SSL_REDIRECT,
+    "session_cookie_secure": settings.SESSION_COOKIE_SECURE,
+    "csrf_cookie_secure": settings.CSRF_COOKIE_SECURE,
+    "hsts_seconds": settings.SECURE_HSTS_SECONDS,
+    "hsts_include_subdomains": settings.SECURE_HSTS_INCLUDE_SUBDOMAINS,
+    "hsts_preload": settings.SECURE_HSTS_PRELOAD,
+    "proxy_ssl_header": settings.SECURE_PROXY_SSL_HEADER,
+}))
+"""
+
+# What the channel layer really hands to redis-py: the pool's and a connection's read timeout
+# (a connection object only; nothing connects to Redis).
+PRINT_LAYER_TIMEOUTS = """
+import json
+import django
+django.setup()
+from channels.layers import get_channel_layer
+layer = get_channel_layer()
+pool = layer.create_pool(0)
+connection = pool.connection_class(**pool.connection_kwargs)
+print(json.dumps({
+    "brpop_timeout": layer.brpop_timeout,
+    "pool_socket_timeout": pool.connection_kwargs.get("socket_timeout", "default"),
+    "socket_timeout": connection.socket_timeout,
 }))
 """
 
 
-def load_settings(**env_vars: str) -> subprocess.CompletedProcess[str]:
+def load_settings(
+    script: str = PRINT_SETTINGS, **env_vars: str
+) -> subprocess.CompletedProcess[str]:
     """Import the settings in a fresh interpreter with exactly these variables set."""
     env = {key: value for key, value in os.environ.items() if key not in ENV_KEYS}
     env.update(env_vars, DJANGO_SETTINGS_MODULE="okeysite.settings")
     return subprocess.run(
-        [sys.executable, "-c", PRINT_SETTINGS],
+        [sys.executable, "-c", script],
         cwd=BASE_DIR,
         env=env,
         capture_output=True,
@@ -47,8 +87,8 @@ def load_settings(**env_vars: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def loaded(**env_vars: str) -> dict[str, Any]:
-    result = load_settings(**env_vars)
+def loaded(script: str = PRINT_SETTINGS, **env_vars: str) -> dict[str, Any]:
+    result = load_settings(script, **env_vars)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -82,11 +122,78 @@ def test_it_uses_postgresql_and_redis_from_the_environment() -> None:
     assert "transaction_mode" not in resolved["options"]
     assert resolved["conn_max_age"] == 0
     assert resolved["layer"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert resolved["layer"]["CONFIG"]["hosts"] == ["redis://cache.example.test:6379/3"]
+    [host] = resolved["layer"]["CONFIG"]["hosts"]
+    assert host["address"] == "redis://cache.example.test:6379/3"
     assert resolved["debug"] is False
     assert resolved["secret_key"] == "a-real-secret"
     assert resolved["allowed_hosts"] == ["okey.example.test", "www.okey.example.test"]
     assert resolved["csrf_trusted_origins"] == ["https://okey.example.test"]
+
+
+def test_the_redis_sockets_outlast_the_layers_blocking_receive() -> None:
+    """The layer's receive blocks in Redis for up to brpop_timeout seconds; a socket read
+    timeout no longer than that kills every quiet WebSocket (channels_redis#422)."""
+    resolved = loaded(
+        PRINT_LAYER_TIMEOUTS,
+        REDIS_URL="redis://cache.example.test:6379/3",
+        SECRET_KEY="a-real-secret",
+    )
+
+    assert resolved["pool_socket_timeout"] != "default"  # set, not left to redis-py's default
+    timeout = resolved["socket_timeout"]
+    assert timeout is None or timeout > resolved["brpop_timeout"], resolved
+
+
+def test_it_is_secure_by_default_when_debug_is_off() -> None:
+    resolved = loaded(SECRET_KEY="a-real-secret", DEBUG="false")
+
+    assert resolved["ssl_redirect"] is True
+    assert resolved["session_cookie_secure"] is True
+    assert resolved["csrf_cookie_secure"] is True
+    # HSTS is opt-in (browsers remember it), and no proxy header is trusted unless named.
+    assert resolved["hsts_seconds"] == 0
+    assert resolved["hsts_include_subdomains"] is False
+    assert resolved["hsts_preload"] is False
+    assert resolved["proxy_ssl_header"] is None
+
+
+def test_it_serves_plain_http_in_development() -> None:
+    resolved = loaded(DEBUG="true")
+
+    assert resolved["ssl_redirect"] is False
+    assert resolved["session_cookie_secure"] is False
+    assert resolved["csrf_cookie_secure"] is False
+
+
+def test_it_reads_the_https_settings_from_the_environment() -> None:
+    resolved = loaded(
+        SECRET_KEY="a-real-secret",
+        SECURE_SSL_REDIRECT="false",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+        SECURE_HSTS_SECONDS="31536000",
+        SECURE_HSTS_INCLUDE_SUBDOMAINS="true",
+        SECURE_HSTS_PRELOAD="true",
+        SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO,https",
+    )
+
+    assert resolved["ssl_redirect"] is False
+    assert resolved["session_cookie_secure"] is False
+    assert resolved["csrf_cookie_secure"] is False
+    assert resolved["hsts_seconds"] == 31536000
+    assert resolved["hsts_include_subdomains"] is True
+    assert resolved["hsts_preload"] is True
+    assert resolved["proxy_ssl_header"] == ["HTTP_X_FORWARDED_PROTO", "https"]  # a tuple in JSON
+
+
+def test_it_refuses_a_proxy_header_without_its_value() -> None:
+    result = load_settings(
+        SECRET_KEY="a-real-secret", SECURE_PROXY_SSL_HEADER="HTTP_X_FORWARDED_PROTO"
+    )
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured" in result.stderr
+    assert "SECURE_PROXY_SSL_HEADER" in result.stderr
 
 
 def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off() -> None:

@@ -1,0 +1,22 @@
+"""The ASGI application that the ``daphne_live_server`` fixture's daphne process serves.
+
+The site's own application (okeysite.asgi: HTTP and WebSockets), on the test database the
+fixture names in ``OKEY_LIVE_DATABASE_NAME``, with static files served from the finders as
+pytest-django's ``live_server`` does (tests never run collectstatic). Not a test module.
+"""
+
+import os
+
+import django
+from django.conf import settings
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "okeysite.settings")
+django.setup()
+# Before any connection opens: the test database (a file for SQLite), not the real one.
+settings.DATABASES["default"]["NAME"] = os.environ["OKEY_LIVE_DATABASE_NAME"]
+
+from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
+
+from okeysite.asgi import application as site_application  # noqa: E402
+
+application = ASGIStaticFilesHandler(site_application)

@@ -1,0 +1,134 @@
+"""A daphne process serving the site on the test database, for the ``daphne_live_server``
+fixture (tests/conftest.py). The process serves ``tests.live_asgi:application``."""
+
+import os
+import re
+import subprocess
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def _ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def fail_or_skip(message: str) -> None:
+    """Skip a test loudly that cannot run here; under CI=true, fail it instead."""
+    if _ci():
+        pytest.fail(f"CI=true and {message}")
+    warnings.warn(f"SKIPPING: {message}", stacklevel=2)
+    pytest.skip(f"SKIPPING: {message}")
+
+
+def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run ``fn(*args)`` in a fresh thread and return its result (its exception is raised here).
+
+    For game changes in browser tests: Playwright's sync API keeps an event loop running in the
+    test's thread, where ``async_to_sync`` refuses to run, so ``games.services`` could not
+    publish to the channel layer after commit (it would only log the failure)."""
+    from django.db import connection
+
+    def call() -> Any:
+        try:
+            return fn(*args)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(call).result(timeout=60)
+
+
+# Lines of the server's output that mean something went wrong on the server.
+SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\bCRITICAL\b|TimeoutError|Exception inside")
+LISTENING = re.compile(r"Listening on TCP address [^\s:]+:(\d+)")
+
+
+class DaphneServer:
+    """A daphne process serving ``tests.live_asgi`` (the site on the test database)."""
+
+    def __init__(self, host: str, log_path: Path) -> None:
+        self.host = host
+        self.log_path = log_path
+        self.port = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self._test_start = 0
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://{self.host}:{self.port}"
+
+    def output(self) -> str:
+        """Everything the server printed so far (stdout and stderr: Django's log, daphne's)."""
+        return self.log_path.read_text(errors="replace")
+
+    def output_of_this_test(self) -> str:
+        """What the server printed since the current test started."""
+        return self.output()[self._test_start :]
+
+    def errors(self) -> list[str]:
+        """The lines of this test's server output that report an error or a traceback."""
+        return [
+            line for line in self.output_of_this_test().splitlines() if SERVER_ERROR.search(line)
+        ]
+
+    def start(self, database_name: str) -> None:
+        env = dict(os.environ)
+        env.update(
+            DJANGO_SETTINGS_MODULE="okeysite.settings",
+            OKEY_LIVE_DATABASE_NAME=database_name,
+            PYTHONUNBUFFERED="1",
+            LOG_LEVEL="INFO",  # daphne's "Listening on" line says which port it got
+        )
+        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        with self.log_path.open("wb") as log:
+            self.process = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "daphne",
+                    "-b",
+                    self.host,
+                    "-p",
+                    "0",
+                    "tests.live_asgi:application",
+                ],
+                cwd=BASE_DIR,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            found = LISTENING.search(self.output())
+            if found:
+                self.port = int(found.group(1))
+                return
+            if self.process.poll() is not None:
+                break
+            time.sleep(0.05)
+        self.stop()
+        pytest.fail(f"daphne did not start; its output:\n{self.output()}")
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=15)
