@@ -180,8 +180,6 @@ def test_it_runs_as_a_management_command() -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_never_double_moves_with_two_workers() -> None:
-    if connection.vendor != "postgresql":
-        pytest.skip("concurrent workers are proven on PostgreSQL (CI runs this against it)")
     table = bot_table("okey51", level="greedy")
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(26))
     errors: list[BaseException] = []
