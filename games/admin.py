@@ -154,8 +154,22 @@ class TableAdmin(admin.ModelAdmin):
         obj.refresh_from_db()
 
 
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Rows written only by the game services: listed and shown, never added, changed or
+    deleted here (their actions call the services)."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Seat)
-class SeatAdmin(admin.ModelAdmin):
+class SeatAdmin(ReadOnlyAdmin):
     """Seats, read-only, with the staff action that takes a player off a seat."""
 
     list_display = ["table", "position", "user", "bot_level", "away", "last_seen"]
@@ -164,15 +178,6 @@ class SeatAdmin(admin.ModelAdmin):
     fields = ["table", "position", "user", "bot_level", "team", "away", "last_seen"]
     readonly_fields = fields
     actions = ["remove_players"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.action(description=_("Remove the player from the selected seats (a bot takes over)"))
     def remove_players(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
@@ -227,7 +232,7 @@ class HandInline(ReadOnlyInline):
 
 
 @admin.register(Match)
-class MatchAdmin(admin.ModelAdmin):
+class MatchAdmin(ReadOnlyAdmin):
     inlines = [HandInline]
     list_display = ["id", "table", "status", "totals", "winners", "started_at"]
     list_filter = ["status", "table__variant", "started_at"]
@@ -235,15 +240,6 @@ class MatchAdmin(admin.ModelAdmin):
     fields = ["table", "status", "hands_planned", "totals", "ranking", "winners", "scoreboard"]
     readonly_fields = fields
     actions = ["end_stuck_matches"]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # a match changes only through the services (see the action below)
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False  # results and move logs are history
 
     @admin.display(description=_("scoreboard"))
     def scoreboard(self, obj: Match) -> str:
@@ -284,7 +280,7 @@ class ParticipantInline(ReadOnlyInline):
 
 
 @admin.register(Hand)
-class HandAdmin(admin.ModelAdmin):
+class HandAdmin(ReadOnlyAdmin):
     """Hands are read-only here: their rows change only under the move service's lock."""
 
     inlines = [ParticipantInline, MoveInline]
@@ -311,15 +307,6 @@ class HandAdmin(admin.ModelAdmin):
         "started_at",
         "finished_at",
     ]
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
-
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
     @admin.display(description=_("seed"))
     def shown_seed(self, obj: Hand) -> str:

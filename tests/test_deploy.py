@@ -15,27 +15,11 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from tests.pytest_env import TEST_ENV_DEFAULTS
+from tests.test_settings_env import ENV_KEYS as SETTINGS_ENV
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 # `export NAME=value`, with an optional `  # comment` after it.
 EXPORT = re.compile(r"^export (\w+)=(.*?)(?:\s+#.*)?$")
-# Variables the settings read: none of the outer environment's may leak into the checks.
-SETTINGS_ENV = (
-    "DATABASE_URL",
-    "REDIS_URL",
-    "SECRET_KEY",
-    "DEBUG",
-    "ALLOWED_HOSTS",
-    "CSRF_TRUSTED_ORIGINS",
-    "LOG_LEVEL",
-    "SECURE_SSL_REDIRECT",
-    "SESSION_COOKIE_SECURE",
-    "CSRF_COOKIE_SECURE",
-    "SECURE_HSTS_SECONDS",
-    "SECURE_HSTS_INCLUDE_SUBDOMAINS",
-    "SECURE_HSTS_PRELOAD",
-    "SECURE_PROXY_SSL_HEADER",
-)
 
 
 def clean_env(**env_vars: str) -> dict[str, str]:

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# Variables the settings read: none of the outer environment's may leak into the checks.
 ENV_KEYS = (
     "DATABASE_URL",
     "REDIS_URL",
@@ -18,6 +19,7 @@ ENV_KEYS = (
     "DEBUG",
     "ALLOWED_HOSTS",
     "CSRF_TRUSTED_ORIGINS",
+    "LOG_LEVEL",
     "SECURE_SSL_REDIRECT",
     "SESSION_COOKIE_SECURE",
     "CSRF_COOKIE_SECURE",
