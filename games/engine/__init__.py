@@ -10,6 +10,7 @@ The public API, in the spirit of python-chess:
   ``replay``); ``public_view()`` is what everyone may see (exactly :data:`PUBLIC_KEYS`) and
   ``view(seat)`` adds that seat's :data:`PRIVATE_KEYS`; :class:`MoveResult` (``ok``, ``events``,
   ``move``: the move as the engine read it, see :func:`normalise_move`);
+- what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view);
 - a match over several hands: :class:`Match`;
 - variants and options: :data:`VARIANTS`, :func:`default_options`, :func:`validate_options`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
@@ -27,6 +28,7 @@ from .hand import (
     event_for,
     normalise_move,
 )
+from .legal import legal_actions
 from .match import Match
 from .melds import Meld, read_meld, read_pair
 from .tiles import (
@@ -74,6 +76,7 @@ __all__ = [
     "default_options",
     "event_for",
     "format_tile",
+    "legal_actions",
     "new_seed",
     "normalise_move",
     "okey_of",

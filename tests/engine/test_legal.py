@@ -1,0 +1,62 @@
+"""legal_actions: a move kind the engine accepts is always listed, and listed simple kinds work."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from games import engine
+from games.engine.legal import legal_actions
+from games.engine.selfplay import candidate_moves
+
+VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+SIMPLE = {"draw", "take", "discard", "give_back", "show_indicator"}
+
+
+def seed(n: int) -> str:
+    return f"{random.Random(n).getrandbits(256):064x}"
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+@pytest.mark.parametrize("n", range(3))
+def test_it_lists_every_kind_the_engine_accepts(variant: str, n: int) -> None:
+    s = seed(100 * n + VARIANTS.index(variant))
+    hand = engine.Hand.from_deal(variant, engine.deal(s), {}, seed=s)
+    rng = random.Random(n)
+    for _ in range(400):
+        if hand.over:
+            break
+        for seat in range(hand.players):
+            view = hand.view(seat)
+            listed = set(legal_actions(view))
+            tried = candidate_moves(view) + [{"do": "show_indicator"}]
+            accepted = set()
+            for move in tried:
+                trial = engine.Hand.from_state(hand.to_state())
+                if trial.play(seat, move).ok:
+                    accepted.add(move["do"])
+            assert accepted <= listed, (variant, seat, accepted - listed)
+            # Kinds that need no tile choice beyond the rack: listed means some move works.
+            for kind in listed & SIMPLE - {"show_indicator"}:
+                assert kind in accepted, (variant, seat, kind)
+        seat = hand.turn
+        moves = candidate_moves(hand.view(seat))
+        rng.shuffle(moves)
+        for move in moves:
+            if hand.play(seat, move).ok:
+                break
+        else:
+            raise AssertionError("no legal move")
+    assert legal_actions(hand.view(0)) == [] or not hand.over
+
+
+def test_it_lists_nothing_once_the_hand_is_over() -> None:
+    s = seed(7)
+    hand = engine.Hand.from_deal("duz", engine.deal(s), {}, seed=s)
+    from games.engine.selfplay import play_random_turn
+
+    rng = random.Random(1)
+    while not hand.over:
+        play_random_turn(hand, rng)
+    assert all(legal_actions(hand.view(seat)) == [] for seat in range(4))
