@@ -107,6 +107,8 @@ PUBLIC_KEYS = (
     "commitment",
     "seed",
     "over",
+    "phase",
+    "revealed",
 )
 
 # What Hand.view(seat) adds for its own seat on top of the public view.
@@ -929,6 +931,10 @@ class Hand:
             "commitment": self.commitment,
             "seed": self.seed if self.over else None,
             "over": self.over,
+            # Whether the seat on turn is to draw or to discard is seen by everyone at the table.
+            "phase": "over" if self.over else ("discard" if self.has_tile else "draw"),
+            # Every rack is shown once the hand is over, never before.
+            "revealed": [[format_tile(t) for t in r] for r in self.racks] if self.over else None,
         }
 
     def view(self, seat: int) -> dict[str, Any]:

@@ -50,6 +50,8 @@ PUBLIC = {
     "commitment",
     "seed",
     "over",
+    "phase",
+    "revealed",
 }
 PRIVATE = {"seat", "has_tile", "must_draw", "taken", "rack", "can_take", "acted"}
 # The keys view(seat) returned before public_view existed: other code reads them.
@@ -106,7 +108,9 @@ def check_public(hand: Hand) -> dict[str, Any]:
     # A long list is a rack only by leaking (short ones may match a discard or meld by chance).
     racks = [sorted(format_tile(t) for t in rack) for rack in hand.racks if len(rack) >= 5]
     pile = [format_tile(t) for t in hand.pile]
-    for found in lists_in(public):
+    # Once the hand is over every rack is revealed on purpose; before, none may show.
+    assert (public["revealed"] is not None) is hand.over
+    for found in lists_in({} if hand.over else public):
         if found and all(isinstance(x, str) for x in found):
             assert sorted(found) not in racks, f"a rack leaks: {found}"
             assert len(pile) < 2 or found != pile, "the pile leaks"
