@@ -1,0 +1,73 @@
+"""The two-row stand: a stored arrangement survives every change of the rack."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from games.engine import layout
+
+TILES = [f"{c}{n}" for c in "RYBK" for n in range(1, 14)] + ["F"]
+
+
+def test_it_deals_into_the_first_row_then_the_second() -> None:
+    rack = TILES[:20]
+    lay = layout.default_layout(rack)
+    assert len(lay) == layout.SLOTS
+    assert lay[:16] == rack[:16] and lay[16:20] == rack[16:] and lay[20:] == [None] * 12
+
+
+def test_it_keeps_placed_tiles_and_puts_new_ones_in_free_slots() -> None:
+    lay: list[str | None] = [None] * layout.SLOTS
+    lay[3], lay[4], lay[20] = "R5", "R6", "K1"
+    fitted = layout.reconcile(lay, ["K1", "R6", "B2"])  # R5 left, B2 came
+    assert fitted[4] == "R6" and fitted[20] == "K1" and fitted[3] is None
+    assert fitted[0] == "B2"
+    assert Counter(c for c in fitted if c) == Counter(["K1", "R6", "B2"])
+
+
+def test_it_keeps_one_of_two_copies_when_one_leaves() -> None:
+    lay = layout.default_layout(["R5", "R5", "B1"])
+    fitted = layout.reconcile(lay, ["R5", "B1"])
+    assert fitted[:3] == ["R5", None, "B1"]
+
+
+@given(st.lists(st.sampled_from(TILES), max_size=22), st.lists(st.sampled_from(TILES), max_size=22))
+def test_it_always_holds_exactly_the_rack(before: list[str], now: list[str]) -> None:
+    lay = layout.default_layout(before)
+    random.Random(len(before)).shuffle(lay)
+    fitted = layout.reconcile(lay, now)
+    assert Counter(c for c in fitted if c) == Counter(now)
+    assert layout.check(fitted, now) == fitted
+
+
+def test_it_refuses_a_layout_that_is_not_the_rack() -> None:
+    rack = ["R1", "R2"]
+    good = layout.default_layout(rack)
+    with pytest.raises(ValueError):
+        layout.check(good[:-1], rack)
+    with pytest.raises(ValueError):
+        layout.check(["R3"] + good[1:], rack)
+    with pytest.raises(ValueError):
+        layout.check([1] + good[1:], rack)
+
+
+def test_it_reads_groups_split_by_gaps_and_rows() -> None:
+    lay: list[str | None] = [None] * layout.SLOTS
+    lay[0:3] = ["R1", "R2", "R3"]
+    lay[4:6] = ["K5", "K5"]
+    lay[14:16] = ["B9", "B10"]
+    lay[16:17] = ["B11"]  # a new row starts a new group
+    assert layout.groups(lay) == [["R1", "R2", "R3"], ["K5", "K5"], ["B9", "B10"], ["B11"]]
+    assert layout.groups(lay, leave_out="K5") == [
+        ["R1", "R2", "R3"],
+        ["K5"],
+        ["B9", "B10"],
+        ["B11"],
+    ]
+    picked = layout.selected_groups(lay, ["R2", "R3", "B10", "B11"])
+    assert picked == [["R2", "R3"], ["B10"], ["B11"]]
