@@ -2,7 +2,8 @@
 
 ``tick()`` is one pass, and what the ``run_clock`` worker runs in a loop:
 
-1. mark players away who are gone (no fresh socket for the grace period);
+1. mark players away who are gone (no fresh socket for the grace period), and deal the next
+   hand of each match whose between-hands pause is over;
 2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
    or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
    are read; a hand's state is loaded when it is played;
@@ -28,7 +29,7 @@ from django.utils import timezone
 
 from games import policy, services
 from games.engine.bots import choose_moves
-from games.models import Hand, Seat
+from games.models import Hand, Match, Seat
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +67,14 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
     except Exception:
         log.exception("marking gone players away failed")
     played = 0
+    for match_id in Match.objects.filter(
+        status=Match.Status.PLAYING, next_hand_at__lte=now
+    ).values_list("pk", flat=True)[:BATCH]:
+        try:
+            if services.deal_next_hand(match_id, now=now) is not None:
+                played += 1
+        except Exception:
+            log.exception("the clock could not deal the next hand of match %s", match_id)
     for hand_id in due_hands(now, bot_delay):
         try:
             played += run_hand(hand_id, now)

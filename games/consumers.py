@@ -8,171 +8,148 @@ is swapped in (out-of-band swap). Sending moves over the socket arrives with liv
 import asyncio
 import contextlib
 from typing import Any
-from urllib.parse import parse_qs
 
 from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
 from games.models import Presence
+from games.table_socket import TableConsumer  # the table's socket, for the routing
 
 LOBBY_GROUP = "lobby"
 
 
 class LobbyConsumer(AsyncWebsocketConsumer):
+    """The lobby socket.
+
+    On connect it sends, in one frame, the greeting (``#lobby-status``) and the live part of
+    the lobby (``#lobby-online``, ``#lobby-return``, ``#lobby-tables``: ``lobby_tables.html``
+    from ``games.lobby.lobby_context``, rendered for this socket's viewer in their language).
+    The services send ``{"type": "lobby.changed"}`` to the group after a table opens or its
+    seats, match or settings change; the socket then renders the live part again (one render
+    per burst of changes, ``debounce_seconds``) and sends it if it differs from the last one.
+    Every ``watch_seconds`` it also re-renders on its own: the online count changes without a
+    message, and a message can be lost or published where this layer cannot hear it.
+
+    Players online: a signed-in viewer's socket keeps a ``LobbyPresence`` row fresh (a
+    heartbeat every ``Presence.HEARTBEAT`` seconds) and deletes it on close; the count is
+    taken from the database (``games.lobby.online_count``), so it covers every daphne process.
+    """
+
+    debounce_seconds = 0.2
+    watch_seconds = 5.0
+    heartbeat_seconds: float = float(Presence.HEARTBEAT)
+    watcher: "asyncio.Task[None] | None" = None
+    pending: "asyncio.Task[None] | None" = None
+    sent_html: str | None = None
+    signed_in = False
+
     async def connect(self) -> None:
+        from games import services
+
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         # scope["user"] is resolved by AuthMiddlewareStack from the session cookie.
         user = self.scope.get("user")
-        username = user.get_username() if user is not None and user.is_authenticated else ""
-        await self.send(
-            text_data=render_to_string("games/lobby_status.html", {"username": username})
-        )
+        self.signed_in = bool(user is not None and user.is_authenticated)
+        self.language = self._language()
+        self.site_root = self._site_root()
+        if self.signed_in:
+            await database_sync_to_async(services.lobby_socket_opened)(user, self.channel_name)
+        greeting, live = await database_sync_to_async(self._render_first)()
+        self.sent_html = live
+        await self.send(text_data=greeting + live)
+        self.watcher = asyncio.create_task(self._watch())
 
     async def disconnect(self, code: int) -> None:
+        from games import services
+
+        for task in (self.watcher, self.pending):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        if self.signed_in:
+            await database_sync_to_async(services.lobby_socket_closed)(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # The lobby takes no commands yet; the client only listens.
-        return None
+        # The lobby takes no commands; a client may only ask for the list again.
+        await self._send_lobby(force=True)
 
     async def lobby_html(self, event: dict[str, Any]) -> None:
         """Forward an HTML fragment sent to the lobby group to this socket."""
         await self.send(text_data=event["html"])
 
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        """A table changed (sent by the services after commit): render the list again soon."""
+        if self.pending is None or self.pending.done():
+            self.pending = asyncio.create_task(self._soon())
 
-class TableConsumer(AsyncWebsocketConsumer):
-    """A table's live socket: it re-sends the table fragment whenever the table changes.
-
-    A seated player's socket also keeps a Presence row fresh (a heartbeat every
-    ``Presence.HEARTBEAT`` seconds): while it is fresh the player is here; once every socket of
-    theirs is closed or stale for the grace period, the clock marks the seat away and a bot
-    keeps it warm. The fragment is rendered per socket from the engine's view of the viewer's
-    own seat (``selectors.table_context``).
-    """
-
-    table_id: int
-    seat_id: int | None
-    # The channel layer is best effort, and the clock worker may publish from a process this
-    # socket's layer cannot hear (the in-memory layer of `make run`): every few seconds the
-    # socket also compares the table's state in the database with what it last sent.
-    watch_seconds = 2.0
-    heartbeat_seconds: float = float(Presence.HEARTBEAT)
-    watcher: "asyncio.Task[None] | None" = None
-    heart: "asyncio.Task[None] | None" = None
-    sent: Any = None
-
-    async def connect(self) -> None:
-        from games import services
-
-        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
-        self.seat_id = None
-        query = parse_qs(self.scope.get("query_string", b"").decode())
-        self.invite = (query.get("invite") or [None])[0]
-        allowed, seat_id = await database_sync_to_async(self._admit)()
-        if not allowed:
-            await self.close()
-            return
-        self.seat_id = seat_id
-        await self.channel_layer.group_add(services.table_group(self.table_id), self.channel_name)
-        await self.accept()
-        if self.seat_id is not None:
-            await database_sync_to_async(services.socket_opened)(
-                self.seat_id, self.scope["user"], self.channel_name
-            )
-            self.heart = asyncio.create_task(self._heartbeat())
-        await self._send_table()
-        self.watcher = asyncio.create_task(self._watch())
+    async def _soon(self) -> None:
+        await asyncio.sleep(self.debounce_seconds)
+        await self._send_lobby()
 
     async def _watch(self) -> None:
+        from games import services
+
+        since_beat = 0.0
         while True:
             await asyncio.sleep(self.watch_seconds)
             await aclose_old_connections()
-            if await database_sync_to_async(self._signature)() != self.sent:
-                await self._send_table()
+            since_beat += self.watch_seconds
+            if self.signed_in and since_beat >= self.heartbeat_seconds:
+                since_beat = 0.0
+                await database_sync_to_async(services.lobby_socket_alive)(self.channel_name)
+            await self._send_lobby()
 
-    async def _heartbeat(self) -> None:
-        from games import services
-
-        while True:
-            await asyncio.sleep(self.heartbeat_seconds)
-            await aclose_old_connections()
-            await database_sync_to_async(services.socket_alive)(self.channel_name)
-
-    def _signature(self) -> Any:
-        """What the fragment depends on: the hand in play and its version, the seats and who
-        is here, the table's status."""
-        from games.models import Hand, Seat, Table
-
-        hand = (
-            Hand.objects.filter(match__table_id=self.table_id, status=Hand.Status.PLAYING)
-            .values_list("id", "version")
-            .first()
-        )
-        seats = tuple(
-            Seat.objects.filter(table_id=self.table_id)
-            .annotate(here=Presence.here())
-            .order_by("position")
-            .values_list("user_id", "bot_level", "away", "here")
-        )
-        status = Table.objects.filter(pk=self.table_id).values_list("status", flat=True).first()
-        return hand, seats, status
-
-    def _admit(self) -> tuple[bool, int | None]:
-        from games import policy
-        from games.models import Table
-
-        table = Table.objects.filter(pk=self.table_id).prefetch_related("seats").first()
-        if table is None:
-            return False, None
-        user = self.scope.get("user")
-        seats = list(table.seats.all())
-        if not policy.can_see(table, seats, user, self.invite):
-            return False, None
-        user_id = user.pk if user is not None and user.is_authenticated else None
-        seat = next((s for s in seats if user_id and s.user_id == user_id), None)
-        return True, seat.pk if seat is not None else None
-
-    async def disconnect(self, code: int) -> None:
-        from games import services
-
-        for task in (self.watcher, self.heart):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
-        if not hasattr(self, "table_id"):
-            return
-        await self.channel_layer.group_discard(
-            services.table_group(self.table_id), self.channel_name
-        )
-        if self.seat_id is not None:
-            await database_sync_to_async(services.socket_closed)(self.channel_name)
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # Moves arrive with the live-play issue; for now a client may only ask for a refresh.
-        await self._send_table()
-
-    async def _send_table(self) -> None:
+    async def _send_lobby(self, force: bool = False) -> None:
         await aclose_old_connections()
-        signature, html = await database_sync_to_async(self._render)()
-        self.sent = signature
-        await self.send(text_data=html)
+        html = await database_sync_to_async(self._render)()
+        if force or html != self.sent_html:
+            self.sent_html = html
+            await self.send(text_data=html)
 
-    def _render(self) -> tuple[Any, str]:
-        from games import selectors
+    def _render(self) -> str:
+        from django.utils import translation
 
-        signature = self._signature()
-        context = selectors.table_context(self.table_id, self.scope.get("user"), self.invite)
-        return signature, render_to_string("games/table.html#live", context)
+        from games import lobby
 
-    # Group messages from games.services (sent after commit): re-render from the database.
-    async def hand_moved(self, event: dict[str, Any]) -> None:
-        await self._send_table()
+        with translation.override(self.language):
+            context = lobby.lobby_context(self.scope.get("user"), self.site_root)
+            return render_to_string("games/lobby_tables.html", context)
 
-    async def hand_dealt(self, event: dict[str, Any]) -> None:
-        await self._send_table()
+    def _render_first(self) -> tuple[str, str]:
+        from django.utils import translation
 
-    async def table_changed(self, event: dict[str, Any]) -> None:
-        await self._send_table()
+        user = self.scope.get("user")
+        username = user.get_username() if self.signed_in and user is not None else ""
+        with translation.override(self.language):
+            greeting = render_to_string("games/lobby_status.html", {"username": username})
+        return greeting, self._render()
+
+    def _language(self) -> str:
+        """The viewer's language, as LocaleMiddleware picks it for a page (cookie, then
+        Accept-Language)."""
+        from types import SimpleNamespace
+
+        from django.utils import translation
+
+        headers = dict(self.scope.get("headers") or [])
+        accept = headers.get(b"accept-language", b"").decode("latin-1")
+        request = SimpleNamespace(
+            COOKIES=self.scope.get("cookies") or {},
+            META={"HTTP_ACCEPT_LANGUAGE": accept},
+            path_info="/",
+        )
+        return translation.get_language_from_request(request)  # type: ignore[arg-type]
+
+    def _site_root(self) -> str:
+        """``http(s)://host`` of the page, for invite links to copy."""
+        headers = dict(self.scope.get("headers") or [])
+        host = headers.get(b"host", b"").decode("latin-1")
+        scheme = "https" if self.scope.get("scheme") == "wss" else "http"
+        return f"{scheme}://{host}" if host else ""
+
+
+__all__ = ["LobbyConsumer", "TableConsumer"]

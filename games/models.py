@@ -70,6 +70,8 @@ class Table(models.Model):
         default=30, choices=[(0, _("off")), (15, "15 s"), (30, "30 s"), (60, "60 s")]
     )
     players = models.PositiveSmallIntegerField(default=4)
+    # The creator asked for the match to start by itself once every seat is filled.
+    auto_start = models.BooleanField(default=False)
     season = models.ForeignKey(
         "leagues.Season",
         null=True,
@@ -197,6 +199,23 @@ class Presence(models.Model):
         )
 
 
+class LobbyPresence(models.Model):
+    """One open lobby socket of a signed-in user, refreshed by the socket's heartbeat.
+
+    With :class:`Presence` (seated players' table sockets) it gives the lobby's "players
+    online" count: the distinct users with a fresh row in either table. Rows live in the
+    database, not in one process, so every daphne process counts every socket; a process that
+    dies stops refreshing its rows and they go stale after ``Presence.FRESH`` seconds.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in the lobby ({self.channel_name})"
+
+
 class Match(models.Model):
     """One game at a table: its hands, running totals and final ranking."""
 
@@ -211,6 +230,10 @@ class Match(models.Model):
     totals = models.JSONField(default=list)
     ranking = models.JSONField(default=list, blank=True)
     winners = models.JSONField(default=list, blank=True)
+    # Between hands: when the next hand is dealt (the scoreboard shows until then), and the
+    # seats whose players pressed "ready" (all humans ready deals it at once).
+    next_hand_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    ready = models.JSONField(default=list, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -307,6 +330,9 @@ class Participant(models.Model):
     )
     bot_level = models.CharField(max_length=10, blank=True)
     team = models.PositiveSmallIntegerField(null=True, blank=True)
+    # How the holder arranged their rack on the stand (``games.engine.layout``): kept so that
+    # a reload or a reconnect shows it unchanged. Private to the seat, like the rack.
+    layout = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["hand", "position"]

@@ -48,6 +48,11 @@ def _user_id(user: Any) -> int | None:
     return getattr(user, "pk", None)
 
 
+def viewer_id(user: Any) -> int | None:
+    """A signed-in user's id; None for anonymous users and for the site itself."""
+    return _user_id(user)
+
+
 def _is_staff(user: Any) -> bool:
     return user is SYSTEM or bool(getattr(user, "is_staff", False) and _user_id(user))
 
@@ -93,9 +98,17 @@ def may_manage(table: Table, seats: Iterable[Seat], user: Any) -> bool:
 
 # ----------------------------------------------------------------------------- seats
 def check_sit(
-    table: Table, seats: list[Seat], user: Any, position: int | None, invite: str | None
+    table: Table,
+    seats: list[Seat],
+    user: Any,
+    position: int | None,
+    invite: str | None,
+    live_elsewhere: int | None = None,
 ) -> Seat:
-    """The seat ``user`` may take (their own seat again, or a free one). Returns it."""
+    """The seat ``user`` may take (their own seat again, or a free one). Returns it.
+
+    ``live_elsewhere`` is the id of another live table where the user holds a seat (the
+    service looks it up under the user's row lock): see :func:`check_one_live_table`."""
     if _user_id(user) is None:
         raise NotAllowed("sign_in", "sign in to take a seat")
     mine = _seat_of(seats, user)
@@ -106,12 +119,37 @@ def check_sit(
         raise GameError("table_finished", "this table has finished")
     if table.status == Table.Status.PLAYING:
         raise GameError("match_in_progress", "a match is being played at this table")
+    check_one_live_table(user, live_elsewhere)
     if position is not None and not any(s.position == position for s in seats):
         raise GameError("bad_seat", f"no seat {position} at this table")
     free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
     if not free:
         raise GameError("seat_taken", "that seat is not free")
     return free[0]
+
+
+# A live table is one whose seats still matter: not started yet, or being played.
+LIVE_STATUSES: Final = (Table.Status.OPEN, Table.Status.PLAYING)
+
+
+def check_one_live_table(user: Any, live_elsewhere: int | None) -> None:
+    """A player holds a seat at one live table at a time (open or playing): to sit at, open,
+    or play-now another table they leave the first (or see its match to the end). No table
+    option relaxes this yet; ``live_elsewhere`` is that other table's id, or None."""
+    if live_elsewhere is not None and _user_id(user) is not None:
+        raise GameError(
+            "already_seated",
+            "you already have a seat at another table: leave it (or finish its match) first",
+            str(live_elsewhere),
+        )
+
+
+def check_open_table(user: Any, live_elsewhere: int | None) -> None:
+    """A signed-in player may open a table (taking its first seat) or play now, if they hold
+    no seat at another live table."""
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to open a table")
+    check_one_live_table(user, live_elsewhere)
 
 
 def check_stand(table: Table, seats: list[Seat], user: Any) -> Seat:
@@ -213,6 +251,13 @@ def check_move(hand: Hand, seat: Seat, by: Any) -> Actor:
     if seat.user_id != uid:
         raise NotAllowed("not_your_seat", "that is not your seat")
     return Actor("player")
+
+
+def check_arrange(seat: Seat, user: Any) -> None:
+    """Only the seat's holder arranges its rack (nobody else ever sees it)."""
+    uid = _user_id(user)
+    if uid is None or seat.user_id != uid:
+        raise NotAllowed("not_your_seat", "that is not your seat")
 
 
 # ----------------------------------------------------------------------------- chat

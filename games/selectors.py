@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
+from django.utils.translation import gettext
 
-from games import policy
-from games.models import Hand, Match, Presence, Seat, Table
+from games import engine, messages, policy
+from games.engine import layout as rack_layout
+from games.models import Hand, Match, Participant, Presence, Seat, Table
 
 
 def public_tables() -> QuerySet[Table]:
@@ -51,27 +53,56 @@ def viewer_id(user: Any) -> int | None:
     return getattr(user, "pk", None) if getattr(user, "is_authenticated", False) else None
 
 
+def shown_hand(table: Table) -> Hand | None:
+    """The hand the table shows: the one being played, else the last one played (its
+    scoreboard stays up between hands and after the match)."""
+    playing = current_hand(table)
+    if playing is not None:
+        return playing
+    return (
+        Hand.objects.filter(match__table=table)
+        .select_related("match")
+        .order_by("-match__started_at", "-number")
+        .first()
+    )
+
+
 def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
-    """Everything the table page (and its live fragment) shows ``user``, as plain data.
+    """Everything the table page (and its live fragments) shows ``user``, as plain data.
 
     Raises ``Table.DoesNotExist`` for a missing table and ``NotAllowed`` for one the user may
     not see. The rack in it is the viewer's own, from the engine's view of their seat; the
-    rest comes from the engine's public view.
+    rest comes from the engine's public view. Templates get this and nothing else: no Hand
+    row, no seed before the end, no engine state.
     """
     table = table_with_seats(table_id)
     seat_rows = list(table.seats.all())
     policy.check_see(table, seat_rows, user, invite)
     uid = viewer_id(user)
     my_seat = next((s for s in seat_rows if uid is not None and s.user_id == uid), None)
-    hand = current_hand(table)
+    me = my_seat.position if my_seat is not None else None
+    hand = shown_hand(table)
+    match = hand.match if hand is not None else latest_match(table)
     view = public = None
+    legal: list[str] = []
+    rack_rows = None
     if hand is not None:
         eng = hand.engine_hand()
         public = eng.public_view()
-        if my_seat is not None:
-            view = eng.view(my_seat.position)
-    turn = public["turn"] if public is not None else None
-    match = latest_match(table)
+        if me is not None and hand.status == Hand.Status.PLAYING:
+            view = eng.view(me)
+            legal = engine.legal_actions(view)
+            stored = (
+                Participant.objects.filter(hand=hand, position=me)
+                .values_list("layout", flat=True)
+                .first()
+            )
+            rack_rows = rack_layout.rows(rack_layout.reconcile(stored or [], view["rack"]))
+    names = [_name(s) for s in seat_rows]
+    live = hand is not None and hand.status == Hand.Status.PLAYING
+    turn = public["turn"] if public is not None and live else None
+    scores = _scores(public) if public is not None else None
+    seats = [_seat(s, turn, public, scores) for s in seat_rows]
     return {
         "table": {
             "id": table.pk,
@@ -84,33 +115,78 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
             "move_timer": table.move_timer,
             "players": table.players,
             "options": dict(table.options),
+            "partners": bool(table.options.get("partners")),
+            "open_variant": table.variant.key in ("okey51", "gobek17"),
         },
-        "seats": [_seat(s, turn) for s in seat_rows],
-        "my_seat": my_seat.position if my_seat is not None else None,
+        "seats": seats,
+        "my_seat": me,
         "hand": _hand(hand, public) if hand is not None and public is not None else None,
+        "live": live,
         "turn": turn,
+        "phase": public["phase"] if public is not None and live else "",
         "version": hand.version if hand is not None else 0,
-        "deadline": hand.deadline if hand is not None else None,
         "view": view,
+        "legal": legal,
+        "rack_rows": rack_rows,
+        "take_from": (me - 1) % table.players if view is not None and view["can_take"] else None,
         "public": public,
-        "scores": public["scores_before"] if public is not None else None,
-        "match": _match(match) if match is not None else None,
+        "scores": scores,
+        "team_scores": _team_scores(scores) if scores and table.options.get("partners") else None,
+        "log": _log(hand, names, me) if hand is not None else [],
+        "result": _result(public, names) if public is not None and public["over"] else None,
+        "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
     }
 
 
-def _seat(s: Seat, turn: int | None) -> dict[str, Any]:
+def _name(s: Seat) -> str:
+    if s.user_id and s.user is not None:
+        return s.user.get_username()
+    if s.bot_level:
+        return gettext("Bot (%(level)s)") % {"level": s.get_bot_level_display()}
+    return gettext("empty")
+
+
+def _scores(public: dict[str, Any]) -> list[int]:
+    """Running totals: the totals before this hand plus the penalties scored in it so far (all
+    of the hand's scores once it is over)."""
+    if public["over"]:
+        return list(public["result"]["scores"])
+    totals = list(public["scores_before"])
+    if public["variant"] in ("okey51", "gobek17"):
+        for p in public["penalties"]:
+            totals[p["seat"]] += p["points"]
+    return totals
+
+
+def _team_scores(scores: list[int]) -> list[int]:
+    return [scores[0] + scores[2], scores[1] + scores[3]] if len(scores) == 4 else []
+
+
+def _seat(
+    s: Seat, turn: int | None, public: dict[str, Any] | None, scores: list[int] | None
+) -> dict[str, Any]:
+    p = s.position
+    discards = public["discards"][p] if public is not None else []
     return {
-        "position": s.position,
+        "position": p,
         "name": s.user.get_username() if s.user else "",
+        "display": _name(s),
         "user_id": s.user_id,
         "bot_level": s.bot_level,
         "bot_display": s.get_bot_level_display() if s.bot_level else "",
         "team": s.team,
         "away": s.away,
         "here": bool(getattr(s, "here", False)),
-        "on_turn": turn is not None and s.position == turn,
+        "on_turn": turn is not None and p == turn,
         "empty": s.is_empty,
+        "score": scores[p] if scores else None,
+        "rack_count": public["rack_counts"][p] if public is not None else None,
+        "opened": public["opened"][p] if public is not None else None,
+        "discards": discards,
+        "top_discard": discards[-1] if discards else None,
+        "melds": [m for m in public["table"] if m["owner"] == p] if public is not None else [],
+        "revealed": public["revealed"][p] if public is not None and public["revealed"] else None,
     }
 
 
@@ -120,14 +196,56 @@ def _hand(hand: Hand, public: dict[str, Any]) -> dict[str, Any]:
         "number": public["number"],
         "commitment": public["commitment"],
         "version": hand.version,
+        "over": public["over"],
+        "seed": public["seed"],
+        "deadline": hand.deadline.isoformat() if hand.deadline else "",
     }
 
 
-def _match(match: Match) -> dict[str, Any]:
+def _log(hand: Hand, names: list[str], viewer: int | None, last: int = 10) -> list[str]:
+    """The hand's latest events in words, as ``viewer`` may see them (a drawn tile only to the
+    seat that drew it)."""
+    moves = list(hand.moves.order_by("-number").values_list("events", flat=True)[:last])
+    lines: list[str] = []
+    for events in reversed(moves):
+        for event in events:
+            shown = engine.event_for(event, viewer if viewer is not None else -1)
+            text = messages.event_text(shown, names, viewer)
+            if text:
+                lines.append(text)
+    return lines[-last:]
+
+
+def _result(public: dict[str, Any], names: list[str]) -> dict[str, Any]:
+    r = public["result"]
+    return {
+        "ending": r["ending"],
+        "finisher": r.get("finisher"),
+        "finisher_name": messages.seat_name(names, r.get("finisher")),
+        "kind": r.get("kind"),
+        "tile": r.get("tile"),
+        "multiplier": r.get("multiplier", 1),
+        "hand_scores": r["hand_scores"],
+        "scores": r["scores"],
+        "match_over": r.get("match_over", False),
+        "winners": [messages.seat_name(names, w) for w in r.get("winners") or []],
+        "rows": [
+            {"name": names[i], "hand": r["hand_scores"][i], "total": r["scores"][i]}
+            for i in range(len(names))
+        ],
+    }
+
+
+def _match(match: Match, me: int | None) -> dict[str, Any]:
+    between = match.status == Match.Status.PLAYING and match.next_hand_at is not None
     return {
         "id": match.pk,
         "status": match.status,
         "totals": list(match.totals),
         "winners": list(match.winners),
         "hands_planned": match.hands_planned,
+        "between_hands": between,
+        "next_hand_at": match.next_hand_at.isoformat() if between and match.next_hand_at else "",
+        "ready": list(match.ready),
+        "i_am_ready": me is not None and me in match.ready,
     }

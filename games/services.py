@@ -15,13 +15,26 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import engine, policy
+from games.engine import layout as rack_layout
 from games.errors import GameError, NotAllowed, StaleVersion
-from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Variant
+from games.models import (
+    Hand,
+    LobbyPresence,
+    Match,
+    Move,
+    Participant,
+    Presence,
+    Seat,
+    Table,
+    Variant,
+)
 
 log = logging.getLogger(__name__)
 
@@ -36,8 +49,16 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
+# The lobby's group (``games.consumers.LOBBY_GROUP``): every open lobby socket is in it.
+LOBBY_GROUP = "lobby"
+# Table messages after which the lobby's list may look different (a table opened, a seat
+# changed, a match started or was ended). Moves do not change the lobby.
+_LOBBY_MESSAGES = frozenset({"table.changed", "hand.dealt"})
+
+
 def _publish(table_id: int, message: dict[str, Any]) -> None:
-    """Send to the table's group once the transaction has committed (best effort)."""
+    """Send to the table's group once the transaction has committed (best effort); tell the
+    lobby too when the message changes what the lobby lists."""
 
     def send() -> None:
         layer = get_channel_layer()
@@ -47,6 +68,24 @@ def _publish(table_id: int, message: dict[str, Any]) -> None:
             async_to_sync(layer.group_send)(table_group(table_id), message)
         except Exception:  # the database is the truth; a lost message only delays a client
             log.exception("publishing to table %s failed", table_id)
+
+    transaction.on_commit(send)
+    if message.get("type") in _LOBBY_MESSAGES:
+        _publish_lobby()
+
+
+def _publish_lobby() -> None:
+    """Tell every lobby socket, after commit, that the table list changed: each re-renders it
+    for its own viewer from the database (``{"type": "lobby.changed"}``, best effort)."""
+
+    def send() -> None:
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(layer.group_send)(LOBBY_GROUP, {"type": "lobby.changed"})
+        except Exception:  # the lobby socket also re-reads the database every few seconds
+            log.exception("publishing to the lobby failed")
 
     transaction.on_commit(send)
 
@@ -62,8 +101,10 @@ def create_table(
     move_timer: int | None = None,
     players: int = 4,
     season: Any = None,
+    auto_start: bool = False,
 ) -> Table:
-    """A new open table with empty seats; options are validated by the engine."""
+    """A new open table with empty seats; options are validated by the engine. With
+    ``auto_start`` the match starts by itself when the last seat is filled."""
     v = variant if isinstance(variant, Variant) else Variant.objects.get(key=variant)
     checked = check_table_settings(v, options, move_timer, players, season)
     with transaction.atomic():
@@ -76,6 +117,7 @@ def create_table(
             move_timer=int(checked["timer"]),
             players=players,
             season=season,
+            auto_start=auto_start,
         )
         Seat.objects.bulk_create(
             [
@@ -129,7 +171,8 @@ def sit(
     their own seat back (an away player returns)."""
     with transaction.atomic():
         t, seats = _locked_table(table)
-        seat = policy.check_sit(t, seats, user, position, invite)
+        _lock_user(user)  # one live table per player: two sits by one user run one at a time
+        seat = policy.check_sit(t, seats, user, position, invite, _live_elsewhere(user, t.pk))
         if seat.user_id == user.pk:
             if seat.away:
                 seat.away = False
@@ -143,8 +186,36 @@ def sit(
         seat.timeouts_in_a_row = 0
         seat.last_seen = timezone.now()
         seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
+        _auto_start(t, seats)
     _publish(t.id, {"type": "table.changed", "table": t.id})
     return seat
+
+
+def _lock_user(user: Any) -> None:
+    """Lock the user's row (after the table's): seat-taking by one user is serialised, so the
+    one-live-table rule holds under concurrent requests."""
+    uid = policy.viewer_id(user)
+    if uid is not None:
+        list(get_user_model().objects.select_for_update().filter(pk=uid).values_list("pk"))
+
+
+def _live_elsewhere(user: Any, table_id: int | None = None) -> int | None:
+    """The id of a live table (open or playing), other than ``table_id``, where ``user``
+    holds a seat; None if there is none."""
+    uid = policy.viewer_id(user)
+    if uid is None:
+        return None
+    seats = Seat.objects.filter(user_id=uid, table__status__in=policy.LIVE_STATUSES)
+    if table_id is not None:
+        seats = seats.exclude(table_id=table_id)
+    return seats.values_list("table_id", flat=True).first()
+
+
+def _auto_start(t: Table, seats: list[Seat]) -> None:
+    """Start the match now if the table's creator asked for it and every seat is filled
+    (inside the caller's transaction, with the table locked)."""
+    if t.auto_start and t.status == Table.Status.OPEN and not any(s.is_empty for s in seats):
+        start_match(t, by=SYSTEM)
 
 
 def add_bot(table: Table | int, position: int, level: str = "greedy", *, by: Any) -> Seat:
@@ -154,6 +225,7 @@ def add_bot(table: Table | int, position: int, level: str = "greedy", *, by: Any
         seat = policy.check_seat_bot(t, seats, by, position, level)
         seat.bot_level = level
         seat.save(update_fields=["bot_level"])
+        _auto_start(t, seats)
     _publish(t.id, {"type": "table.changed", "table": t.id})
     return seat
 
@@ -344,6 +416,72 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
     return t
 
 
+# ----------------------------------------------------------------------------- lobby
+# The bot level "Play now" seats beside the player.
+PLAY_NOW_LEVEL = Seat.Bot.STRONG
+
+
+def open_table(
+    *,
+    variant: str | Variant,
+    user: AbstractBaseUser,
+    name: str = "",
+    options: dict[str, Any] | None = None,
+    is_private: bool = False,
+    players: int = 4,
+    auto_start: bool = False,
+) -> Table:
+    """A signed-in player opens a table (the lobby's "New table") and takes seat 0, in one
+    transaction: a refused option or a seat elsewhere leaves nothing behind."""
+    with transaction.atomic():
+        _lock_user(user)
+        policy.check_open_table(user, _live_elsewhere(user))
+        table = create_table(
+            variant=variant,
+            created_by=user,
+            name=name,
+            options=options,
+            is_private=is_private,
+            players=players,
+            auto_start=auto_start,
+        )
+        sit(table, user, 0)
+    return table
+
+
+def play_now(user: AbstractBaseUser, variant: str | Variant, *, seed: str | None = None) -> Match:
+    """One click to play: a table of ``variant`` with its default options, the player at seat
+    0 and a strong bot on every other seat, and the match started (hand 1 dealt)."""
+    with transaction.atomic():
+        _lock_user(user)
+        policy.check_open_table(user, _live_elsewhere(user))
+        table = create_table(variant=variant, created_by=user)
+        sit(table, user, 0)
+        for position in range(1, table.players):
+            add_bot(table, position, PLAY_NOW_LEVEL, by=user)
+        return start_match(table, by=user, seed=seed)
+
+
+def lobby_socket_opened(user: AbstractBaseUser, channel_name: str) -> None:
+    """A signed-in user's lobby socket opened: they count as online (see LobbyPresence)."""
+    now = timezone.now()
+    LobbyPresence.objects.update_or_create(
+        channel_name=channel_name, defaults={"user": user, "seen_at": now}
+    )
+    # Rows of sockets whose server died are dropped once long stale.
+    LobbyPresence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+
+
+def lobby_socket_alive(channel_name: str) -> bool:
+    """A lobby socket's heartbeat. False when its row is gone."""
+    rows = LobbyPresence.objects.filter(channel_name=channel_name)
+    return bool(rows.update(seen_at=timezone.now()))
+
+
+def lobby_socket_closed(channel_name: str) -> None:
+    LobbyPresence.objects.filter(channel_name=channel_name).delete()
+
+
 # ----------------------------------------------------------------------------- moves
 @dataclass
 class Played:
@@ -353,7 +491,6 @@ class Played:
     version: int
     events: list[dict[str, Any]] = field(default_factory=list)
     repeated: bool = False
-    next_hand: Hand | None = None
 
 
 def play(
@@ -397,6 +534,90 @@ def play(
             if first is not None:
                 return _repeated(first, seat, by)
         raise
+
+
+# Kinds whose tiles a client picks on the rack: the selected tiles, grouped as they stand.
+_TABLE_PLAYS = ("open", "lay")
+# Refusals after which a finish is tried again with the solver's grouping instead of the rack's.
+_FINISH_RETRY = ("not_a_finish", "invalid_meld", "bad_move", "bad_groups")
+
+
+def submit(
+    hand: Hand | int,
+    seat: int,
+    request: dict[str, Any],
+    *,
+    by: AbstractBaseUser | str,
+    expected_version: int | None = None,
+    client_move_id: str | None = None,
+) -> Played:
+    """A move as the table page sends it: an engine move whose tiles may come from the rack.
+
+    ``request`` is ``{"do": ...}`` with the engine's fields (``tile``, ``meld``, ``end``,
+    ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and ``tiles``
+    (the selected tiles). ``open`` and ``lay`` use the selected tiles grouped as they stand on
+    the rack (two-tile groups are pairs). ``finish`` first tries the groups arranged on the
+    rack; if they are not melds, the engine's solver looks for any grouping.
+    """
+    if not isinstance(request, dict) or not isinstance(request.get("do"), str):
+        raise GameError("bad_move", "a move is an object with a 'do' field")
+    pk = hand.pk if isinstance(hand, Hand) else hand
+    move = {k: v for k, v in request.items() if k not in ("layout", "tiles")}
+    arranged = request.get("layout")
+    if arranged is not None:
+        arranged = arrange(pk, seat, arranged, by=by)
+    kind = move["do"]
+    if kind in _TABLE_PLAYS and "melds" not in move and "pairs" not in move:
+        selected = request.get("tiles")
+        if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
+            raise GameError("bad_move", "select the tiles to put on the table")
+        if arranged is None:
+            arranged = _layout_of(pk, seat)
+        groups = rack_layout.selected_groups(arranged, selected)
+        if groups and all(len(g) == 2 for g in groups):
+            move["pairs"] = groups
+        else:
+            move["melds"] = groups
+    options = {"by": by, "expected_version": expected_version, "client_move_id": client_move_id}
+    if kind == "finish" and "groups" not in move and isinstance(move.get("tile"), str):
+        if arranged is None:
+            arranged = _layout_of(pk, seat)
+        groups = rack_layout.groups(arranged, leave_out=move["tile"])
+        try:
+            return play(pk, seat, {**move, "groups": groups}, **options)  # type: ignore[arg-type]
+        except GameError as exc:
+            if exc.code not in _FINISH_RETRY:
+                raise
+    return play(pk, seat, move, **options)  # type: ignore[arg-type]
+
+
+def arrange(hand: Hand | int, seat: int, layout: Any, *, by: Any) -> list[str | None]:
+    """Keep how the seat's holder arranged their rack. It must hold exactly the rack's tiles.
+    Not game state (no version, no broadcast): private to the seat, like the rack."""
+    pk = hand.pk if isinstance(hand, Hand) else hand
+    h = Hand.objects.select_related("match").get(pk=pk)
+    seat_row = Seat.objects.filter(table_id=h.match.table_id, position=seat).first()
+    if seat_row is None:
+        raise GameError("bad_seat", f"no seat {seat} at this table")
+    policy.check_arrange(seat_row, by)
+    if h.status != Hand.Status.PLAYING:
+        raise GameError("hand_over", "the hand has ended")
+    rack = h.view_for(seat)["rack"]
+    try:
+        checked = rack_layout.check(layout, rack)
+    except ValueError as exc:
+        raise GameError("bad_layout", str(exc)) from exc
+    Participant.objects.filter(hand=h, position=seat).update(layout=checked)
+    return checked
+
+
+def _layout_of(hand_id: int, seat: int) -> list[str | None]:
+    """The seat's stored layout, fitted to its rack now."""
+    h = Hand.objects.get(pk=hand_id)
+    stored = (
+        Participant.objects.filter(hand=h, position=seat).values_list("layout", flat=True).first()
+    )
+    return rack_layout.reconcile(stored or [], h.view_for(seat)["rack"])
 
 
 def _repeated(first: Move, seat: int, by: AbstractBaseUser | str) -> Played:
@@ -473,9 +694,8 @@ def _play_locked(
         Seat.objects.filter(pk=seat_row.pk).update(
             away=False, timeouts_in_a_row=0, last_seen=timezone.now()
         )
-    next_hand = None
     if eng.over:
-        next_hand = _close_hand(h, eng, table)
+        _close_hand(h, eng, table)
         fields += ["status", "ending", "finisher", "kind", "multiplier", "hand_scores"]
         fields += ["finished_at"]
     h.save(update_fields=fields)
@@ -488,13 +708,11 @@ def _play_locked(
         "seat": seat,
         "events": public,
     }
-    if next_hand is not None:
-        message["next_hand"] = next_hand.id
     _publish(table.id, message)
-    return Played(row, h.version, result.events, next_hand=next_hand)
+    return Played(row, h.version, result.events)
 
 
-def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> Hand | None:
+def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
     r = eng.result
     h.status = Hand.Status.FINISHED
     h.ending = r["ending"]
@@ -513,20 +731,73 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> Hand | None:
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
-        return None
-    match.save(update_fields=["totals"])
-    # Saving the closed hand first frees the "one open hand per match" constraint.
-    h.save(update_fields=["status"])
-    seats = list(Seat.objects.filter(table=table).order_by("position"))
-    return _deal(
-        match,
-        table,
-        seats,
-        number=h.number + 1,
-        starter=(h.starter + 1) % table.players,
-        scores=match.totals,
-        seed=None,
-    )
+        return
+    # The scoreboard stays on screen for a pause; then the clock (or every player pressing
+    # "ready") deals the next hand.
+    match.next_hand_at = timezone.now() + timedelta(seconds=settings.NEXT_HAND_PAUSE_SECONDS)
+    match.ready = []
+    match.save(update_fields=["totals", "next_hand_at", "ready"])
+    return None
+
+
+def deal_next_hand(match: Match | int, *, now: Any = None, force: bool = False) -> Hand | None:
+    """Deal a match's next hand once its pause is over (or at once with ``force``, or when
+    every human seat is ready). Safe to call twice: the second call finds nothing to do."""
+    now = now or timezone.now()
+    pk = match.pk if isinstance(match, Match) else match
+    with transaction.atomic():
+        m = (
+            Match.objects.select_for_update(of=("self",))
+            .select_related("table__variant")
+            .get(pk=pk)
+        )
+        if m.status != Match.Status.PLAYING or m.next_hand_at is None:
+            return None
+        t = m.table
+        seats = list(Seat.objects.filter(table=t).order_by("position"))
+        humans = {s.position for s in seats if s.user_id and not s.away}
+        everyone_ready = bool(humans) and humans <= set(m.ready)
+        if not force and not everyone_ready and m.next_hand_at > now:
+            return None
+        last = m.hands.order_by("-number").first()
+        assert last is not None and last.status != Hand.Status.PLAYING
+        hand = _deal(
+            m,
+            t,
+            seats,
+            number=last.number + 1,
+            starter=(last.starter + 1) % t.players,
+            scores=list(m.totals),
+            seed=None,
+        )
+        m.next_hand_at = None
+        m.ready = []
+        m.save(update_fields=["next_hand_at", "ready"])
+    _publish(t.id, {"type": "hand.dealt", "table": t.id, "hand": hand.id, "version": 0})
+    return hand
+
+
+def ready(table: Table | int, user: AbstractBaseUser) -> Hand | None:
+    """A player is ready for the next hand; when every human at the table is, it is dealt."""
+    table_id = table.pk if isinstance(table, Table) else table
+    with transaction.atomic():
+        m = (
+            Match.objects.select_for_update(of=("self",))
+            .filter(table_id=table_id, status=Match.Status.PLAYING)
+            .first()
+        )
+        if m is None or m.next_hand_at is None:
+            raise GameError("no_pause", "there is no hand to get ready for")
+        seat = Seat.objects.filter(table_id=table_id, user=user).first()
+        if seat is None:
+            raise GameError("not_seated", "you have no seat at this table")
+        if seat.position not in m.ready:
+            m.ready = sorted([*m.ready, seat.position])
+            m.save(update_fields=["ready"])
+    dealt = deal_next_hand(m.pk)
+    if dealt is None:
+        _publish(table_id, {"type": "table.changed", "table": table_id})
+    return dealt
 
 
 def _ranking(table: Table, totals: list[int]) -> list[int]:

@@ -1,8 +1,21 @@
 from django.urls import path
 
-from . import views
+from . import lobby, rules_pages, views
 
 urlpatterns = [
+    # The lobby (issue 9) answers "/" (it comes first); the "home" name still reverses to "/".
+    path("", lobby.home, name="lobby"),
     path("", views.home, name="home"),
+    path("tables/new/", lobby.new_table, name="new_table"),
+    path("play-now/", lobby.play_now, name="play_now"),
+    path("tables/<int:table_id>/controls/", lobby.table_controls, name="table_controls"),
+    path("tables/<int:table_id>/sit/", lobby.sit, name="table_sit"),
+    path("tables/<int:table_id>/stand/", lobby.stand, name="table_stand"),
+    path("tables/<int:table_id>/bots/add/", lobby.add_bot, name="table_add_bot"),
+    path("tables/<int:table_id>/bots/remove/", lobby.remove_bot, name="table_remove_bot"),
+    path("tables/<int:table_id>/start/", lobby.start, name="table_start"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
+    path("tables/<int:table_id>/move/", views.table_move, name="table_move"),
+    path("rules/", rules_pages.rules_index, name="rules_index"),
+    path("rules/<slug:variant>/", rules_pages.rules, name="rules"),
 ]

@@ -162,6 +162,12 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
+# Games ------------------------------------------------------------------------------------
+
+# Seconds the end-of-hand scoreboard shows before the next hand is dealt (every player
+# pressing "ready" deals it sooner).
+NEXT_HAND_PAUSE_SECONDS = env.int("NEXT_HAND_PAUSE_SECONDS", default=8)
+
 # Authentication ---------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

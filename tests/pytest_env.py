@@ -16,6 +16,8 @@ TEST_ENV_DEFAULTS = {
     "SECURE_SSL_REDIRECT": "false",
     "SESSION_COOKIE_SECURE": "false",
     "CSRF_COOKIE_SECURE": "false",
+    # Hands follow each other at once unless a test asks for the scoreboard's pause.
+    "NEXT_HAND_PAUSE_SECONDS": "0",
 }
 
 for _key, _value in TEST_ENV_DEFAULTS.items():

@@ -35,8 +35,13 @@ def codes(text: str) -> Counter[str]:
 
 
 def shown(page: str) -> Counter[str]:
-    """Tile codes in the page's text (tags and attributes stripped)."""
-    return codes(re.sub(r"<[^>]+>", " ", page))
+    """The tiles a page draws (each tile element carries ``data-tile``), plus any tile code
+    written in its visible text outside the event log (whose sentences may name a tile again,
+    and are checked on their own)."""
+    drawn = codes(" ".join(re.findall(r'data-tile="([^"]*)"', page)))
+    page = re.sub(r'<ol class="event-log".*?</ol>', " ", page, flags=re.S)
+    text = codes(re.sub(r"<[^>]+>", " ", page))
+    return drawn | text
 
 
 def allowed(public: dict[str, Any], rack: list[str] | None = None) -> Counter[str]:
@@ -53,6 +58,10 @@ def assert_hidden(page: str, hand: Hand, may_see: Counter[str]) -> None:
     assert hand.seed not in page
     extra = shown(page) - may_see
     assert not extra, f"tiles shown beyond what this viewer may see: {dict(extra)}"
+    # The event log names a drawn tile to the seat that drew it only.
+    for line in re.findall(r"<li>([^<]*)</li>", page):
+        if "drew" in line:
+            assert "from the pile" in line or line.startswith("You drew"), line
     # A leak would show: the other racks and the pile hold far more than the allowance slack.
     hidden = Counter(engine.format_tile(t) for r in eng.racks for t in r)
     hidden += Counter(engine.format_tile(t) for t in eng.pile)
@@ -90,7 +99,7 @@ def test_it_shows_spectators_and_other_seats_no_hidden_tile(variant: str) -> Non
         own = hand.view_for(seat)["rack"]
         assert_hidden(page, hand, allowed(public, own))
         # And the viewer's own rack is all there.
-        rack = page.split('class="rack"')[1].split("</div>")[0]
+        rack = page.split('class="rack"')[1].split("rack-tools")[0]
         assert Counter(re.findall(r'data-tile="([^"]+)"', rack)) == Counter(own)
 
 

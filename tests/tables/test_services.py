@@ -320,7 +320,9 @@ def test_it_records_who_held_each_seat_in_every_hand() -> None:
     assert set(bot_moves.values_list("by", "user", "bot_level")) == {("bot", None, "greedy")}
     human = first.moves.filter(seat=0).first()
     assert human is not None and human.by == "user" and human.user == users[0]
-    second = match.hands.get(number=2)
+    assert not match.hands.filter(number=2).exists()  # the scoreboard's pause comes first
+    second = services.deal_next_hand(match)
+    assert second is not None and second.number == 2
     assert [(p.user_id, p.bot_level) for p in second.participants.order_by("position")] == [
         (users[0].pk, ""),
         (users[1].pk, ""),

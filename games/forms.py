@@ -1,0 +1,167 @@
+"""The lobby's "New table" form: a variant, its table options, a name, privacy, auto-start.
+
+The option fields are built from the engine's list of options for the chosen variant
+(``games.engine.variants.OPTIONS``), and the values are checked by the engine itself
+(``engine.validate_options``): the form only turns the posted strings into Python values. A
+refusal shows the engine's message, and a hint in the user's language next to the field.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+from games import engine
+from games.engine.variants import OPTIONS, PLAYERS, Choice
+from games.models import Variant
+
+LABELS: dict[str, Any] = {
+    "scoring": _("Scoring"),
+    "start_score": _("Start score"),
+    "hands": _("Hands"),
+    "doubling": _("Doubling: each melds opening must beat the highest so far"),
+    "partners": _("Partners: two against two, partners sit across"),
+    "give_back_penalty": _("Give-back penalty"),
+    "assisted": _("Assisted: mark workable discards, sort the rack, one-tap feeding"),
+    "wrap_13_1": _("1 may follow 13 in a run (12-13-1)"),
+    "timer": _("Move timer"),
+    "players": _("Players"),
+}
+
+VALUE_LABELS: dict[str, dict[Any, Any]] = {
+    "scoring": {
+        "countdown": _("Countdown from the start score"),
+        "plus_minus": _("Plus/minus: +1 to the winner, −1 to the others"),
+    },
+    "timer": {
+        0: pgettext_lazy("move timer", "off"),
+        15: _("15 s per move"),
+        30: _("30 s per move"),
+        60: _("60 s per move"),
+    },
+    "give_back_penalty": {0: pgettext_lazy("penalty", "none"), 500: "500"},
+}
+
+
+def variant_choices() -> list[tuple[str, str]]:
+    return [(v.key, v.name) for v in Variant.objects.filter(key__in=engine.VARIANTS)]
+
+
+def _hint(choice: Choice) -> Any:
+    """What the engine accepts for an option, in the user's language."""
+    if choice.allowed is not None:
+        allowed = ", ".join(str(a) for a in choice.allowed)
+        return _("Choose one of: %(values)s.") % {"values": allowed}
+    if isinstance(choice.default, bool):
+        return _("Tick the box or leave it empty.")
+    return _("Choose a whole number from %(low)s to %(high)s.") % {
+        "low": choice.low,
+        "high": choice.high,
+    }
+
+
+class NewTableForm(forms.Form):
+    """Fields: ``variant``, ``name``, ``is_private``, ``auto_start``, then one field per option
+    of the variant (named as the engine names it), and ``players`` where the variant allows
+    several counts (classic)."""
+
+    variant = forms.ChoiceField(label=_("Variant"))
+    name = forms.CharField(label=_("Table name"), max_length=80, required=False)
+    is_private = forms.BooleanField(
+        label=_("Private: only people with the invite link may join"), required=False
+    )
+    auto_start = forms.BooleanField(
+        label=_("Start when full: the match begins as soon as every seat is filled"),
+        required=False,
+    )
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        variant: str | None = None,
+        initial: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(data, initial=initial)
+        choices = variant_choices()
+        self.fields["variant"].choices = choices  # type: ignore[attr-defined]
+        # Choosing another variant fetches the form again with that variant's options.
+        self.fields["variant"].widget.attrs.update(
+            {
+                "hx-get": reverse("new_table"),
+                "hx-trigger": "change",
+                "hx-target": "#new-table",
+                "hx-swap": "outerHTML",
+                "hx-include": "closest form",
+            }
+        )
+        keys = [k for k, _name in choices]
+        chosen = (data.get("variant") if data is not None else None) or variant
+        if chosen not in keys:
+            chosen = keys[0] if keys else engine.VARIANTS[0]
+        self.variant_key: str = chosen
+        self.initial.setdefault("variant", chosen)
+        row = Variant.objects.filter(key=chosen).first()
+        defaults = {**engine.default_options(chosen), **(row.default_options if row else {})}
+        self.option_names: list[str] = []
+        for key, choice in OPTIONS[chosen].items():
+            self.fields[key] = self._field(key, choice)
+            self.initial.setdefault(key, defaults.get(key, choice.default))
+            self.option_names.append(key)
+        if len(PLAYERS[chosen]) > 1:
+            self.fields["players"] = forms.IntegerField(
+                label=LABELS["players"],
+                widget=forms.Select(choices=[(n, str(n)) for n in PLAYERS[chosen]]),
+            )
+            self.initial.setdefault("players", max(PLAYERS[chosen]))
+
+    @staticmethod
+    def _field(key: str, choice: Choice) -> forms.Field:
+        label = LABELS.get(key, key)
+        if isinstance(choice.default, bool):
+            return forms.BooleanField(label=label, required=False)
+        names = VALUE_LABELS.get(key, {})
+        if isinstance(choice.default, int):
+            if choice.allowed is not None:
+                options = [(a, names.get(a, str(a))) for a in choice.allowed]
+                # An IntegerField, not a choice field: the engine says what is allowed.
+                return forms.IntegerField(label=label, widget=forms.Select(choices=options))
+            return forms.IntegerField(
+                label=label,
+                widget=forms.NumberInput(attrs={"min": choice.low, "max": choice.high}),
+            )
+        options = [(a, names.get(a, str(a))) for a in (choice.allowed or ())]
+        return forms.CharField(label=label, widget=forms.Select(choices=options))
+
+    def options(self) -> dict[str, Any]:
+        """The table options, as posted (call after ``is_valid``)."""
+        return {k: self.cleaned_data[k] for k in self.option_names if k in self.cleaned_data}
+
+    def players(self) -> int:
+        return int(self.cleaned_data.get("players") or max(PLAYERS[self.variant_key]))
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.errors:
+            return cleaned
+        try:
+            engine.validate_options(self.variant_key, self.options())
+            engine.variants.check_players(self.variant_key, self.players())
+        except engine.OptionsError as exc:
+            message = str(exc)
+            self.add_error(
+                None, _("The rules do not allow these options: %(reason)s") % {"reason": message}
+            )
+            words = message.replace("'", " ").split()
+            key = next((w for w in words if w in self.option_names), None)
+            if key is not None:
+                self.add_error(key, _hint(OPTIONS[self.variant_key][key]))
+        return cleaned
+
+    def option_fields(self) -> list[forms.BoundField]:
+        names = [*self.option_names, *(["players"] if "players" in self.fields else [])]
+        return [self[name] for name in names]

@@ -1,0 +1,416 @@
+"""The lobby (issue 9): the list of open tables, "New table", "Play now", and the pre-match
+seat controls of a table (sit, stand, seat or remove a bot, start).
+
+Reading: the ``*_context``/``lobby_*`` functions at the top are the lobby's selectors. They
+hand templates plain dicts, never model rows, and are shared by the HTTP views and the lobby
+socket (``games.consumers.LobbyConsumer``). Writing: every action goes through
+``games.services`` with ``by=request.user``; a refusal (``GameError``/``NotAllowed``) is shown
+with its message and changes nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.db.models import Prefetch, Q
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.utils.http import urlencode
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from games import policy, services
+from games.errors import GameError, NotAllowed
+from games.forms import NewTableForm
+from games.models import LobbyPresence, Presence, Seat, Table, Variant
+
+LOBBY_SIZE = 50
+
+# The options the lobby shows for a table, in this order (when the variant has them).
+MAIN_OPTIONS = (
+    "scoring",
+    "start_score",
+    "hands",
+    "doubling",
+    "partners",
+    "give_back_penalty",
+    "assisted",
+)
+
+# Refusals in the user's language, by their stable code; other codes show the service's text.
+REFUSALS: dict[str, Any] = {
+    "sign_in": _("Sign in first."),
+    "already_seated": _(
+        "You already have a seat at another table. Leave it (or finish its match) first."
+    ),
+    "seat_taken": _("That seat is not free."),
+    "not_host": _("Only the table's host may do that."),
+    "match_in_progress": _("A match is being played at this table."),
+    "table_finished": _("This table has finished."),
+    "seats_not_filled": _("Every seat needs a player or a bot before the match starts."),
+    "not_seated": _("You have no seat at this table."),
+    "no_bot": _("There is no bot on that seat."),
+    "bad_bot": _("There is no bot of that level."),
+    "bad_seat": _("There is no such seat at this table."),
+    "not_invited": _("This table is private: you need its invite."),
+}
+
+
+def refusal(exc: GameError) -> str:
+    return str(REFUSALS.get(exc.code, exc.message))
+
+
+def invite_path(table_id: int, token: str) -> str:
+    return f"{reverse('table', args=[table_id])}?{urlencode({'invite': token})}"
+
+
+# ----------------------------------------------------------------------------- selectors
+def online_count(now: Any = None) -> int:
+    """Players online: the distinct signed-in users with a fresh lobby socket
+    (``LobbyPresence``) or a fresh seated table socket (``Presence``).
+
+    Both are database rows kept fresh by the sockets' heartbeats, so every daphne process
+    counts the sockets of every other (an in-process count would not), and the sockets of a
+    process that died stop counting after ``Presence.FRESH`` seconds. Spectators' table
+    sockets are not recorded, so a signed-in spectator counts only while a lobby is open.
+    """
+    since = Presence.fresh_since(now or timezone.now())
+    seated = Presence.objects.filter(seen_at__gte=since).values_list("user_id")
+    lobby = LobbyPresence.objects.filter(seen_at__gte=since).values_list("user_id")
+    return seated.union(lobby).count()
+
+
+def lobby_tables(user: Any) -> list[dict[str, Any]]:
+    """The tables the lobby lists to ``user``: open and playing public tables, and the
+    private ones that are theirs (they created them, or hold a seat), newest first."""
+    uid = policy.viewer_id(user)
+    mine = Q(created_by_id=uid) | Q(seats__user_id=uid) if uid is not None else Q(pk__in=[])
+    tables = (
+        Table.objects.filter(Q(is_private=False) | mine)
+        .filter(status__in=policy.LIVE_STATUSES)
+        .select_related("variant")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
+        )
+        .distinct()
+        .order_by("-created_at", "-pk")[:LOBBY_SIZE]
+    )
+    return [_lobby_table(t, uid) for t in tables]
+
+
+def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
+    seats = [_seat(s, uid) for s in t.seats.all()]
+    own = uid is not None and (t.created_by_id == uid or any(s["mine"] for s in seats))
+    options = [{"key": k, "value": t.options[k]} for k in _main_options(t)]
+    return {
+        "id": t.pk,
+        "url": reverse("table", args=[t.pk]),
+        "name": t.name,
+        "variant": t.variant.key,
+        "variant_name": t.variant.name,
+        "status": t.status,
+        "status_display": t.get_status_display(),
+        "is_private": t.is_private,
+        "invite_url": invite_path(t.pk, t.invite_token) if t.is_private and own else "",
+        "players": t.players,
+        "move_timer": t.move_timer,
+        "auto_start": t.auto_start,
+        "options": options,
+        "seats": seats,
+        "free": sum(1 for s in seats if s["empty"]),
+        "mine": any(s["mine"] for s in seats),
+    }
+
+
+def _main_options(t: Table) -> list[str]:
+    """The options worth a word in the lobby: those that change the game, when they do."""
+    shown = []
+    for key in MAIN_OPTIONS:
+        if key not in t.options:
+            continue
+        if key in ("partners", "assisted") and not t.options[key]:
+            continue  # off is the usual case
+        if t.variant.key == "classic":
+            plus_minus = t.options.get("scoring") == "plus_minus"
+            if (key == "hands" and not plus_minus) or (key == "start_score" and plus_minus):
+                continue  # the other scoring's setting
+        shown.append(key)
+    return shown
+
+
+def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
+    return {
+        "position": s.position,
+        "name": s.user.get_username() if s.user else "",
+        "user_id": s.user_id,
+        "bot_level": s.bot_level,
+        "bot_display": s.get_bot_level_display() if s.bot_level else "",
+        "team": s.team,
+        "away": s.away,
+        "empty": s.is_empty,
+        "mine": uid is not None and s.user_id == uid,
+    }
+
+
+def live_seat(user: Any) -> dict[str, Any] | None:
+    """The viewer's seat at a live table (open or playing), for "return to your table"."""
+    uid = policy.viewer_id(user)
+    if uid is None:
+        return None
+    seat = (
+        Seat.objects.filter(user_id=uid, table__status__in=policy.LIVE_STATUSES)
+        .select_related("table")
+        .order_by("-table__created_at")
+        .first()
+    )
+    if seat is None:
+        return None
+    return {
+        "table_id": seat.table_id,
+        "url": reverse("table", args=[seat.table_id]),
+        "name": seat.table.name,
+        "position": seat.position,
+        "status": seat.table.status,
+    }
+
+
+def variants() -> list[dict[str, str]]:
+    return [
+        {"key": v.key, "name": v.name, "description": v.description} for v in Variant.objects.all()
+    ]
+
+
+def lobby_context(user: Any, site_root: str = "") -> dict[str, Any]:
+    """What the live part of the lobby shows ``user`` (``lobby_tables.html``); ``site_root``
+    (``https://host``) makes the invite links absolute, for copying."""
+    return {
+        "site_root": site_root,
+        "tables": lobby_tables(user),
+        "online": online_count(),
+        "live_seat": live_seat(user),
+        "signed_in": policy.viewer_id(user) is not None,
+    }
+
+
+def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
+    """The pre-match controls of a table for ``user`` (``_seat_controls.html``): who sits
+    where, what they may do. Raises ``Table.DoesNotExist``/``NotAllowed`` like the page."""
+    table = (
+        Table.objects.select_related("variant")
+        .prefetch_related(
+            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
+        )
+        .get(pk=table_id)
+    )
+    rows = list(table.seats.all())
+    policy.check_see(table, rows, user, invite)
+    uid = policy.viewer_id(user)
+    seats = [_seat(s, uid) for s in rows]
+    my_seat = next((s["position"] for s in seats if s["mine"]), None)
+    manage = policy.may_manage(table, rows, user)
+    is_open = table.status == Table.Status.OPEN
+    own = uid is not None and (table.created_by_id == uid or my_seat is not None)
+    return {
+        "table": {
+            "id": table.pk,
+            "name": table.name,
+            "status": table.status,
+            "status_display": table.get_status_display(),
+            "is_open": is_open,
+            "is_private": table.is_private,
+            "auto_start": table.auto_start,
+            "players": table.players,
+        },
+        "seats": seats,
+        "my_seat": my_seat,
+        "signed_in": uid is not None,
+        "may_manage": manage,
+        "can_start": manage and is_open and not any(s["empty"] for s in seats),
+        "invite": invite or "",
+        "invite_url": invite_path(table.pk, table.invite_token) if table.is_private and own else "",
+        "bot_levels": [(v, label) for v, label in Seat.Bot.choices if v],
+    }
+
+
+# ----------------------------------------------------------------------------- the lobby page
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    context = lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
+    context["variants"] = variants()
+    if request.user.is_authenticated:
+        context["form"] = NewTableForm()
+    return render(request, "games/home.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def new_table(request: HttpRequest) -> HttpResponse:
+    """GET: the form for a variant (htmx swaps it in when the variant changes). POST: check
+    the options with the engine, open the table and seat its creator, go to the table."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("lobby"))
+    if request.method == "GET":
+        keep = {k: request.GET[k] for k in ("name",) if k in request.GET}
+        keep["is_private"] = request.GET.get("is_private") in ("on", "true", "1")
+        keep["auto_start"] = request.GET.get("auto_start") in ("on", "true", "1")
+        form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
+        return _form_response(request, form)
+    form = NewTableForm(request.POST)
+    if form.is_valid():
+        try:
+            table = services.open_table(
+                variant=form.variant_key,
+                user=request.user,  # type: ignore[arg-type]
+                name=form.cleaned_data["name"].strip(),
+                options=form.options(),
+                is_private=form.cleaned_data["is_private"],
+                players=form.players(),
+                auto_start=form.cleaned_data["auto_start"],
+            )
+        except GameError as exc:
+            form.add_error(None, refusal(exc))
+        else:
+            url = reverse("table", args=[table.pk])
+            if table.is_private:
+                url = invite_path(table.pk, table.invite_token)
+            return _redirect(request, url)
+    return _form_response(request, form)
+
+
+def _form_response(request: HttpRequest, form: NewTableForm) -> HttpResponse:
+    template = "games/lobby_new_table.html"
+    if getattr(request, "htmx", False):
+        template += "#form"
+    return render(request, template, {"form": form})
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    """A redirect htmx follows as a page load (HX-Redirect), or a plain 302."""
+    if getattr(request, "htmx", False):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return HttpResponseRedirect(url)
+
+
+@require_POST
+def play_now(request: HttpRequest) -> HttpResponse:
+    """One click: a table of the variant with its defaults, three strong bots, the match
+    started; then the table page. Anonymous players are sent to log in first."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("lobby"))
+    key = request.POST.get("variant", "")
+    if not Variant.objects.filter(key=key).exists():
+        messages.error(request, _("There is no such variant."))
+        return _redirect(request, reverse("lobby"))
+    try:
+        match = services.play_now(request.user, key)  # type: ignore[arg-type]
+    except GameError as exc:
+        messages.error(request, refusal(exc))
+        return _redirect(request, reverse("lobby"))
+    return _redirect(request, reverse("table", args=[match.table_id]))
+
+
+# ----------------------------------------------------------------------------- seat controls
+def _controls(
+    request: HttpRequest, table_id: int, invite: str | None, error: str = ""
+) -> HttpResponse:
+    try:
+        controls = seat_controls(table_id, request.user, invite)
+    except (Table.DoesNotExist, NotAllowed) as exc:
+        raise Http404 from exc
+    controls["error"] = error
+    return render(request, "games/_seat_controls.html", {"controls": controls})
+
+
+@require_safe
+def table_controls(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The pre-match controls fragment (the table page loads it, and reloads it when the
+    table's socket says something changed)."""
+    return _controls(request, table_id, request.GET.get("invite"))
+
+
+def _act(request: HttpRequest, table_id: int, action: Any) -> HttpResponse:
+    """Run one seat action through the services. htmx gets the fresh controls (with the
+    refusal in them, status 200 so that htmx swaps it); a plain form goes back to the table
+    with a message."""
+    invite = request.POST.get("invite") or None
+    if not Table.objects.filter(pk=table_id).exists():
+        raise Http404
+    error = ""
+    try:
+        action()
+    except GameError as exc:
+        error = refusal(exc)
+    if getattr(request, "htmx", False):
+        return _controls(request, table_id, invite, error)
+    if error:
+        messages.error(request, error)
+    url = invite_path(table_id, invite) if invite else reverse("table", args=[table_id])
+    return HttpResponseRedirect(url)
+
+
+def _position(request: HttpRequest) -> int | None:
+    raw = request.POST.get("position", "")
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def _need_position(request: HttpRequest) -> int:
+    position = _position(request)
+    if position is None:
+        raise GameError("bad_seat", "name a seat")
+    return position
+
+
+@require_POST
+def sit(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: services.sit(
+            table_id,
+            request.user,  # type: ignore[arg-type]
+            _position(request),
+            invite=request.POST.get("invite") or None,
+        ),
+    )
+
+
+@require_POST
+def stand(request: HttpRequest, table_id: int) -> HttpResponse:
+    def leave() -> None:
+        if policy.viewer_id(request.user) is None:
+            raise NotAllowed("sign_in", "sign in first")
+        services.stand(table_id, request.user)  # type: ignore[arg-type]
+
+    return _act(request, table_id, leave)
+
+
+@require_POST
+def add_bot(request: HttpRequest, table_id: int) -> HttpResponse:
+    level = request.POST.get("level", "")
+    return _act(
+        request,
+        table_id,
+        lambda: services.add_bot(table_id, _need_position(request), level, by=request.user),
+    )
+
+
+@require_POST
+def remove_bot(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(
+        request,
+        table_id,
+        lambda: services.remove_bot(table_id, _need_position(request), by=request.user),
+    )
+
+
+@require_POST
+def start(request: HttpRequest, table_id: int) -> HttpResponse:
+    return _act(request, table_id, lambda: services.start_match(table_id, by=request.user))

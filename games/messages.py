@@ -1,0 +1,137 @@
+"""What players read: refused moves and hand events in words, in the viewer's language.
+
+The engine speaks in stable codes (``games.engine.errors``) and event dicts; these are the
+translatable sentences the table shows for them. A code without a sentence here falls back to
+the engine's English message.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from games.engine.errors import ALL_ERRORS
+
+REFUSALS: dict[str, Any] = {
+    "bad_move": gettext_lazy("That move is not understood."),
+    "bad_tile": gettext_lazy("That is not a tile."),
+    "bad_seat": gettext_lazy("There is no such seat."),
+    "hand_over": gettext_lazy("The hand is over."),
+    "not_your_turn": gettext_lazy("It is not your turn."),
+    "not_in_variant": gettext_lazy("This game has no such move."),
+    "tile_not_in_rack": gettext_lazy("That tile is not on your rack."),
+    "must_draw_first": gettext_lazy("Draw a tile (or take the discard) first."),
+    "already_drew": gettext_lazy("You have already taken a tile this turn."),
+    "no_discard_to_take": gettext_lazy("There is no discard to take."),
+    "must_draw_after_give_back": gettext_lazy("You gave the tile back: now draw."),
+    "nothing_to_give_back": gettext_lazy("There is no taken tile to give back."),
+    "taken_tile_not_used": gettext_lazy(
+        "Put the tile you took on the table first, or give it back."
+    ),
+    "not_a_finish": gettext_lazy("Your other tiles are not all in runs and sets yet."),
+    "wrong_tile_count": gettext_lazy("You do not hold the right number of tiles for that."),
+    "must_keep_a_tile": gettext_lazy("Keep one tile to throw."),
+    "not_opened": gettext_lazy("Open first."),
+    "already_opened": gettext_lazy("You have opened already: lay more melds instead."),
+    "below_opening_bar": gettext_lazy("Those melds do not reach the opening total."),
+    "too_few_pairs": gettext_lazy("Not enough pairs to open."),
+    "pairs_only": gettext_lazy("You opened with pairs: you may lay only pairs."),
+    "melds_only": gettext_lazy("You opened with melds: you may not lay pairs."),
+    "invalid_meld": gettext_lazy("That is not a run or a set."),
+    "invalid_pair": gettext_lazy("Those two tiles are not a pair."),
+    "no_such_meld": gettext_lazy("That meld is not on the table."),
+    "tile_does_not_fit": gettext_lazy("That tile does not fit that meld."),
+    "swap_mismatch": gettext_lazy("No okey in that meld stands for that tile."),
+    "indicator_not_held": gettext_lazy("You do not hold the indicator's twin."),
+    "indicator_too_late": gettext_lazy("Show the indicator before your first move."),
+    "indicator_already_shown": gettext_lazy("The indicator has been shown already."),
+    "bad_target": gettext_lazy("That seat has no row of pairs."),
+    "stale_version": gettext_lazy("The table changed before your move arrived: try again."),
+    "not_your_seat": gettext_lazy("That is not your seat."),
+    "no_hand": gettext_lazy("No hand is being played."),
+    "bad_layout": gettext_lazy("Your rack could not be saved: it was refreshed."),
+    "offline": gettext_lazy("You are offline: the move was not sent."),
+}
+
+
+def refusal(code: str, fallback: str = "") -> str:
+    """The sentence for a refused move's code, in the active language."""
+    if code in REFUSALS:
+        return str(REFUSALS[code])
+    return fallback or ALL_ERRORS.get(code, code)
+
+
+def seat_name(names: list[str], seat: Any) -> str:
+    if isinstance(seat, int) and 0 <= seat < len(names):
+        return names[seat]
+    return "?"
+
+
+def event_text(event: dict[str, Any], names: list[str], viewer: int | None) -> str | None:
+    """One hand event in words, as ``viewer`` (a seat, or None for a spectator) may read it."""
+    who = seat_name(names, event.get("seat"))
+    kind = event.get("type")
+    tile = event.get("tile")
+    you = viewer is not None and event.get("seat") == viewer
+    if kind == "draw":
+        if you and tile:
+            return _("You drew %(tile)s.") % {"tile": tile}
+        return _("%(who)s drew from the pile.") % {"who": who}
+    if kind == "take":
+        thrower = seat_name(names, event.get("from"))
+        return _("%(who)s took %(thrower)s's %(tile)s.") % {
+            "who": who,
+            "thrower": thrower,
+            "tile": tile,
+        }
+    if kind == "discard":
+        return _("%(who)s threw %(tile)s.") % {"who": who, "tile": tile}
+    if kind == "give_back":
+        return _("%(who)s gave %(tile)s back.") % {"who": who, "tile": tile}
+    if kind == "open":
+        if event.get("with") == "pairs":
+            return _("%(who)s opened with %(n)s pairs.") % {
+                "who": who,
+                "n": len(event.get("melds") or []),
+            }
+        return _("%(who)s opened with %(total)s.") % {"who": who, "total": event.get("total")}
+    if kind == "lay":
+        return _("%(who)s laid %(n)s more.") % {"who": who, "n": len(event.get("melds") or [])}
+    if kind == "add":
+        return _("%(who)s added %(tile)s to a meld.") % {"who": who, "tile": tile}
+    if kind == "swap":
+        return _("%(who)s swapped %(tile)s for an okey.") % {"who": who, "tile": tile}
+    if kind == "indicator_shown":
+        return _("%(who)s showed the indicator.") % {"who": who}
+    if kind == "penalty":
+        return _("%(who)s %(points)+d (%(reason)s).") % {
+            "who": who,
+            "points": event.get("points", 0),
+            "reason": penalty_reason(str(event.get("reason", ""))),
+        }
+    if kind == "penalty_cancelled":
+        return _("%(who)s's penalty is cancelled.") % {"who": who}
+    if kind == "hand_over":
+        if event.get("ending") == "dry_wall":
+            return _("The pile ran dry: the hand is over.")
+        return _("%(who)s finished the hand.") % {"who": seat_name(names, event.get("finisher"))}
+    return None
+
+
+PENALTY_REASONS: dict[str, Any] = {
+    "indicator": gettext_lazy("indicator shown"),
+    "taken": gettext_lazy("discard taken"),
+    "fed": gettext_lazy("meld fed"),
+    "swap": gettext_lazy("okey swapped"),
+    "punished_discard": gettext_lazy("discard that fitted the table"),
+    "pair_added": gettext_lazy("pair added to the row"),
+    "give_back": gettext_lazy("tile given back"),
+    "okey_discard": gettext_lazy("okey thrown"),
+    "workable_discard": gettext_lazy("workable tile thrown"),
+}
+
+
+def penalty_reason(reason: str) -> str:
+    return str(PENALTY_REASONS.get(reason, reason.replace("_", " ")))

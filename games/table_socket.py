@@ -1,0 +1,301 @@
+"""A table's live socket (``/ws/tables/<id>/``): it pushes each viewer their own fragments and
+takes moves as JSON.
+
+Frames out are HTML for the htmx ws extension, swapped by element id (out-of-band):
+``#table-live`` after every change, ``#rack-area`` only when the viewer's rack tiles change
+(so their arrangement and selection survive other seats' moves), and ``#move-error`` to the
+mover alone when a move is refused. Each is rendered from ``selectors.table_context`` for this
+viewer, in their language; a fragment is rendered once per distinct view (seat, language,
+table state) in a process, however many sockets show it.
+
+Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
+"client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
+``{"type": "ready"}`` and ``{"type": "refresh"}``. Every move goes through
+``services.submit`` (and so ``services.play``); the group broadcast after commit updates
+everyone, the mover included.
+
+A seated player's socket also keeps a Presence row fresh (a heartbeat every
+``Presence.HEARTBEAT`` seconds): once every socket of theirs is closed or stale for the grace
+period, the clock marks the seat away and a bot keeps it warm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import aclose_old_connections, database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from games import messages, policy, selectors, services
+from games.errors import GameError
+from games.models import Hand, Match, Presence, Seat, Table
+
+# Fragments rendered lately, by (table, state signature, seat or None, language).
+_RENDERED: OrderedDict[tuple[Any, ...], str] = OrderedDict()
+_RENDERED_LOCK = threading.Lock()
+_RENDERED_MAX = 512
+
+
+def _cached(key: tuple[Any, ...]) -> str | None:
+    with _RENDERED_LOCK:
+        html = _RENDERED.get(key)
+        if html is not None:
+            _RENDERED.move_to_end(key)
+        return html
+
+
+def _remember(key: tuple[Any, ...], html: str) -> None:
+    with _RENDERED_LOCK:
+        _RENDERED[key] = html
+        while len(_RENDERED) > _RENDERED_MAX:
+            _RENDERED.popitem(last=False)
+
+
+def language_of(scope: dict[str, Any]) -> str:
+    """The viewer's language: the language cookie the site sets, else the browser's choice."""
+    cookies = scope.get("cookies") or {}
+    wanted = cookies.get(settings.LANGUAGE_COOKIE_NAME)
+    if not wanted:
+        headers = dict(scope.get("headers") or [])
+        accept = headers.get(b"accept-language", b"").decode("latin-1")
+        wanted = accept.split(",")[0].split(";")[0].strip() if accept else ""
+    try:
+        return translation.get_supported_language_variant(wanted or settings.LANGUAGE_CODE)
+    except LookupError:
+        return settings.LANGUAGE_CODE
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    table_id: int
+    seat_id: int | None = None
+    position: int | None = None
+    invite: str | None = None
+    language: str = "en"
+    # The channel layer is best effort, and a clock worker in another process may publish to
+    # a layer this socket cannot hear: every few seconds the socket also compares the table's
+    # state in the database with what it last sent.
+    watch_seconds = 2.0
+    heartbeat_seconds: float = float(Presence.HEARTBEAT)
+    watcher: asyncio.Task[None] | None = None
+    heart: asyncio.Task[None] | None = None
+    sent: Any = None
+    sent_rack: Any = None
+
+    # ------------------------------------------------------------------ connection
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        self.invite = (query.get("invite") or [None])[0]
+        self.language = language_of(self.scope)
+        allowed = await database_sync_to_async(self._admit)()
+        if not allowed:
+            await self.close()
+            return
+        await self.channel_layer.group_add(services.table_group(self.table_id), self.channel_name)
+        await self.accept()
+        if self.seat_id is not None:
+            await database_sync_to_async(services.socket_opened)(
+                self.seat_id, self.scope["user"], self.channel_name
+            )
+            self.heart = asyncio.create_task(self._heartbeat())
+        await self._send_table()
+        self.watcher = asyncio.create_task(self._watch())
+
+    def _admit(self) -> bool:
+        table = Table.objects.filter(pk=self.table_id).prefetch_related("seats").first()
+        if table is None:
+            return False
+        user = self.scope.get("user")
+        seats = list(table.seats.all())
+        if not policy.can_see(table, seats, user, self.invite):
+            return False
+        uid = selectors.viewer_id(user)
+        seat = next((s for s in seats if uid is not None and s.user_id == uid), None)
+        if seat is not None:
+            self.seat_id, self.position = seat.pk, seat.position
+        return True
+
+    async def disconnect(self, code: int) -> None:
+        for task in (self.watcher, self.heart):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        if not hasattr(self, "table_id"):
+            return
+        await self.channel_layer.group_discard(
+            services.table_group(self.table_id), self.channel_name
+        )
+        if self.seat_id is not None:
+            await database_sync_to_async(services.socket_closed)(self.channel_name)
+
+    async def _watch(self) -> None:
+        while True:
+            await asyncio.sleep(self.watch_seconds)
+            await aclose_old_connections()
+            if await database_sync_to_async(self._signature)() != self.sent:
+                await self._send_table()
+
+    async def _heartbeat(self) -> None:
+        while True:
+            await asyncio.sleep(self.heartbeat_seconds)
+            await aclose_old_connections()
+            await database_sync_to_async(services.socket_alive)(self.channel_name)
+
+    # ------------------------------------------------------------------ messages in
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            data = json.loads(text_data or "")
+        except ValueError:
+            data = None
+        if not isinstance(data, dict):
+            await self._refuse("bad_move", "a message is a JSON object with a 'type'")
+            return
+        kind = data.get("type")
+        await aclose_old_connections()
+        if kind == "refresh":
+            self.sent_rack = None
+            await self._send_table()
+        elif kind == "move":
+            await self._move(data)
+        elif kind == "arrange":
+            await self._arrange(data)
+        elif kind == "ready":
+            await self._ready()
+        else:
+            await self._refuse("bad_move", f"unknown message type {kind!r}")
+
+    async def _move(self, data: dict[str, Any]) -> None:
+        move_id = data.get("client_move_id")
+        try:
+            hand_id = self._hand_id(data)
+            await database_sync_to_async(services.submit)(
+                hand_id,
+                self.position,
+                data.get("move"),
+                by=self.scope["user"],
+                expected_version=data.get("expected_version"),
+                client_move_id=move_id,
+            )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message, move_id)
+            if exc.code in ("stale_version", "hand_over"):
+                self.sent_rack = None
+                await self._send_table()
+
+    async def _arrange(self, data: dict[str, Any]) -> None:
+        try:
+            hand_id = self._hand_id(data)
+            await database_sync_to_async(services.arrange)(
+                hand_id, self.position, data.get("layout"), by=self.scope["user"]
+            )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+            self.sent_rack = None  # put the server's arrangement back on screen
+            await self._send_table()
+
+    async def _ready(self) -> None:
+        try:
+            await database_sync_to_async(services.ready)(self.table_id, self.scope["user"])
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    def _hand_id(self, data: dict[str, Any]) -> int:
+        if self.position is None:
+            raise GameError("not_your_seat", "you have no seat at this table")
+        hand_id = data.get("hand")
+        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
+            raise GameError("bad_move", "say which hand the move is for")
+        return hand_id
+
+    async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+        """Tell this socket alone why its request was refused, in its language."""
+        with translation.override(self.language):
+            html = render_to_string(
+                "games/_move_error.html",
+                {"code": code, "text": messages.refusal(code, message), "move_id": move_id},
+            )
+        await self.send(text_data=html)
+
+    # ------------------------------------------------------------------ frames out
+    async def _send_table(self) -> None:
+        await aclose_old_connections()
+        signature, live, rack, rack_key = await database_sync_to_async(self._render)()
+        self.sent = signature
+        if rack is not None and rack_key != self.sent_rack:
+            self.sent_rack = rack_key
+            live += rack
+        await self.send(text_data=live)
+
+    def _signature(self) -> Any:
+        """What the fragments depend on: the shown hand and its version, the seats and who is
+        here, the table's status and the match's between-hands state."""
+        hand = (
+            Hand.objects.filter(match__table_id=self.table_id)
+            .order_by("-match__started_at", "-number")
+            .values_list("id", "version", "status")
+            .first()
+        )
+        seats = tuple(
+            Seat.objects.filter(table_id=self.table_id)
+            .annotate(here=Presence.here())
+            .order_by("position")
+            .values_list("user_id", "bot_level", "away", "here")
+        )
+        status = Table.objects.filter(pk=self.table_id).values_list("status", flat=True).first()
+        match = (
+            Match.objects.filter(table_id=self.table_id)
+            .order_by("-started_at")
+            .values_list("id", "status", "ready", "next_hand_at")
+            .first()
+        )
+        return hand, seats, status, match and (match[0], match[1], tuple(match[2]), match[3])
+
+    def _render(self) -> tuple[Any, str, str | None, Any]:
+        """The live fragment (cached per distinct view) and, for a seat, its rack fragment
+        (never cached: it shows the player's own arrangement)."""
+        signature = self._signature()
+        key = ("live", self.table_id, signature, self.position, self.language)
+        live = _cached(key)
+        rack = None
+        if live is None or self.position is not None:
+            with translation.override(self.language):
+                context = selectors.table_context(
+                    self.table_id, self.scope.get("user"), self.invite
+                )
+                if live is None:
+                    live = render_to_string("games/table.html#live", context)
+                    _remember(key, live)
+                if self.position is not None:
+                    rack = render_to_string("games/table.html#rack", context)
+        hand = signature[0]
+        rack_key = None
+        if self.position is not None and hand is not None:
+            rack_key = (hand[0], self._rack_tiles(hand[0]))
+        return signature, live, rack, rack_key
+
+    def _rack_tiles(self, hand_id: int) -> tuple[str, ...]:
+        h = Hand.objects.only("state", "status").get(pk=hand_id)
+        if h.status != Hand.Status.PLAYING or self.position is None:
+            return ()
+        return tuple(sorted(h.view_for(self.position)["rack"]))
+
+    # Group messages from games.services (sent after commit): re-render from the database.
+    async def hand_moved(self, event: dict[str, Any]) -> None:
+        await self._send_table()
+
+    async def hand_dealt(self, event: dict[str, Any]) -> None:
+        self.sent_rack = None
+        await self._send_table()
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        await self._send_table()

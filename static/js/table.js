@@ -1,0 +1,315 @@
+// The table page: the rack (drag, select, sort, keyboard), move buttons, the countdown.
+// The server renders everything; this script only sends moves and the rack's arrangement.
+// Moves go over the table socket as JSON ({type: "move", hand, move, expected_version,
+// client_move_id}); without an open socket they go over HTTP to the same service.
+(function () {
+  "use strict";
+
+  var socket = null; // the ws extension's socket wrapper, once open
+  var moveCounter = 0;
+  var sortables = [];
+
+  function live() { return document.getElementById("table-live"); }
+  function rackArea() { return document.getElementById("rack-area"); }
+  function page() { return document.querySelector(".table-page"); }
+
+  function handId() {
+    var el = live();
+    var id = el && el.dataset.hand;
+    return id ? parseInt(id, 10) : null;
+  }
+
+  function version() {
+    var el = live();
+    return el ? parseInt(el.dataset.version || "0", 10) : 0;
+  }
+
+  function showError(text, code) {
+    var el = document.getElementById("move-error");
+    if (!el) return;
+    el.textContent = text || "";
+    if (code) el.dataset.error = code; else delete el.dataset.error;
+  }
+
+  function newMoveId() {
+    moveCounter += 1;
+    var random = (window.crypto && window.crypto.randomUUID) ? window.crypto.randomUUID() :
+      String(Math.random()).slice(2);
+    return "m-" + random.slice(0, 18) + "-" + moveCounter;
+  }
+
+  // ------------------------------------------------------------------ the rack
+  function rackTiles() {
+    var area = rackArea();
+    return area ? Array.prototype.slice.call(area.querySelectorAll(".rack .tile")) : [];
+  }
+
+  function layout() {
+    var area = rackArea();
+    if (!area) return null;
+    return Array.prototype.map.call(area.querySelectorAll(".rack .slot"), function (slot) {
+      var tile = slot.querySelector(".tile");
+      return tile ? tile.dataset.tile : null;
+    });
+  }
+
+  function selected() {
+    return rackTiles().filter(function (t) { return t.getAttribute("aria-pressed") === "true"; });
+  }
+
+  function toggle(tile, on) {
+    var pressed = on === undefined ? tile.getAttribute("aria-pressed") !== "true" : on;
+    tile.setAttribute("aria-pressed", pressed ? "true" : "false");
+  }
+
+  function clearSelection() {
+    selected().forEach(function (t) { toggle(t, false); });
+  }
+
+  function sendArrangement() {
+    var hand = handId();
+    var lay = layout();
+    if (hand === null || !lay) return;
+    send({ type: "arrange", hand: hand, layout: lay }, true);
+  }
+
+  function setupRack() {
+    sortables.forEach(function (s) { s.destroy(); });
+    sortables = [];
+    var area = rackArea();
+    if (!area || typeof Sortable === "undefined") return;
+    area.querySelectorAll(".rack .slot").forEach(function (slot) {
+      sortables.push(Sortable.create(slot, {
+        group: { name: "rack", pull: true, put: function (to) { return to.el.children.length === 0; } },
+        animation: 120,
+        onEnd: function (evt) {
+          if (evt.to && evt.to.dataset && evt.to.dataset.drop) return; // a move, not a rearrangement
+          if (evt.from !== evt.to) sendArrangement();
+        },
+      }));
+    });
+    // Drop targets: the seat's discard spot and the finish spot.
+    document.querySelectorAll("[data-drop]").forEach(function (spot) {
+      sortables.push(Sortable.create(spot, {
+        group: { name: "rack", pull: false, put: true },
+        sort: false,
+        onAdd: function (evt) {
+          var code = evt.item.dataset.tile;
+          evt.item.remove();
+          var kind = spot.dataset.drop;
+          play(kind, { tile: code });
+        },
+      }));
+    });
+  }
+
+  function sortRack(how) {
+    var area = rackArea();
+    if (!area) return;
+    var okeyTile = document.querySelector(".centre .tile-wild");
+    var okey = okeyTile ? okeyTile.dataset.tile : null;
+    var codes = rackTiles().map(function (t) { return t.dataset.tile; });
+    var colourOrder = { R: 0, Y: 1, B: 2, K: 3, F: 4 };
+    function num(c) { return c === "F" ? 0 : parseInt(c.slice(1), 10); }
+    function colour(c) { return colourOrder[c.charAt(0)]; }
+    function wild(c) { return c === okey; }
+    codes.sort(function (a, b) {
+      if (wild(a) !== wild(b)) return wild(a) ? 1 : -1; // wild okeys last
+      if (how === "sets") return num(a) - num(b) || colour(a) - colour(b);
+      return colour(a) - colour(b) || num(a) - num(b);
+    });
+    var groups = [];
+    codes.forEach(function (c) {
+      var last = groups.length ? groups[groups.length - 1] : null;
+      var prev = last ? last[last.length - 1] : null;
+      var together = false;
+      if (prev && !wild(c) && !wild(prev)) {
+        if (how === "runs") together = colour(prev) === colour(c) && num(c) - num(prev) <= 1;
+        else if (how === "sets") together = num(prev) === num(c);
+        else together = prev === c && last.length < 2;
+      }
+      if (together) last.push(c); else groups.push([c]);
+    });
+    // Lay the groups out with a gap between them, wrapping to the second row.
+    var slots = area.querySelectorAll(".rack .slot");
+    var perRow = slots.length / 2;
+    var lay = [];
+    groups.forEach(function (g) {
+      var col = lay.length % perRow;
+      if (lay.length && col !== 0) {
+        if (col + 1 + g.length > perRow && lay.length < perRow) {
+          while (lay.length < perRow) lay.push(null);
+        } else {
+          lay.push(null);
+        }
+      }
+      g.forEach(function (c) { lay.push(c); });
+    });
+    if (lay.length > slots.length) lay = codes; // too many gaps: no gaps at all
+    var tiles = {};
+    rackTiles().forEach(function (t) {
+      (tiles[t.dataset.tile] = tiles[t.dataset.tile] || []).push(t);
+    });
+    slots.forEach(function (slot, i) {
+      var code = lay[i];
+      while (slot.firstChild) slot.removeChild(slot.firstChild);
+      if (code && tiles[code] && tiles[code].length) slot.appendChild(tiles[code].shift());
+    });
+    sendArrangement();
+  }
+
+  // ------------------------------------------------------------------ moves
+  function send(message, quiet) {
+    if (socket) {
+      try {
+        socket.sendImmediately(JSON.stringify(message));
+        return true;
+      } catch (e) { /* fall through to HTTP */ }
+    }
+    if (message.type === "move" || message.type === "ready") {
+      return sendOverHttp(message);
+    }
+    if (!quiet) showError(gettext("You are offline: the move was not sent."), "offline");
+    return false;
+  }
+
+  function sendOverHttp(message) {
+    var p = page();
+    if (!p || typeof htmx === "undefined") return false;
+    var url = "/tables/" + p.dataset.table + "/move/";
+    htmx.ajax("POST", url, { values: { payload: JSON.stringify(message) }, swap: "none" });
+    return true;
+  }
+
+  function gettext(text) { return (window.django && window.django.gettext) ? window.django.gettext(text) : text; }
+
+  function play(kind, extra) {
+    var hand = handId();
+    if (hand === null) return;
+    var move = { "do": kind };
+    Object.keys(extra || {}).forEach(function (k) { move[k] = extra[k]; });
+    var lay = layout();
+    if (lay && (kind === "finish" || kind === "open" || kind === "lay")) move.layout = lay;
+    showError("");
+    send({
+      type: "move",
+      hand: hand,
+      move: move,
+      expected_version: version(),
+      client_move_id: newMoveId(),
+    });
+  }
+
+  function act(kind, button) {
+    var picked = selected().map(function (t) { return t.dataset.tile; });
+    switch (kind) {
+      case "draw": case "take": case "give_back": case "show_indicator":
+        play(kind, {});
+        break;
+      case "discard": case "finish":
+        if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
+        play(kind, { tile: picked[0] });
+        break;
+      case "open": case "lay":
+        if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
+        play(kind, { tiles: picked });
+        break;
+      case "add": case "swap":
+        if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
+        play(kind, { tile: picked[0], meld: parseInt(button.dataset.meld, 10) });
+        break;
+      case "ready":
+        send({ type: "ready" });
+        break;
+      default:
+        return;
+    }
+  }
+
+  // ------------------------------------------------------------------ events
+  document.addEventListener("click", function (event) {
+    var tile = event.target.closest(".rack .tile");
+    if (tile) { toggle(tile); return; }
+    var sorter = event.target.closest("[data-sort]");
+    if (sorter) { sortRack(sorter.dataset.sort); return; }
+    var button = event.target.closest("#table-live [data-action]");
+    if (button && !button.disabled) { act(button.dataset.action, button); }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.target.closest("input, textarea, select")) return;
+    var tile = event.target.closest && event.target.closest(".rack .tile");
+    if (tile && (event.key === " " || event.key === "Enter")) {
+      event.preventDefault();
+      toggle(tile);
+      return;
+    }
+    if (tile && /^Arrow/.test(event.key)) {
+      event.preventDefault();
+      var slots = Array.prototype.slice.call(rackArea().querySelectorAll(".rack .slot"));
+      var from = slots.indexOf(tile.parentElement);
+      var perRow = slots.length / 2;
+      var step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -perRow, ArrowDown: perRow }[event.key];
+      var to = from + step;
+      if (to < 0 || to >= slots.length) return;
+      if (event.shiftKey) { // move the tile (swapping with what is there)
+        var other = slots[to].querySelector(".tile");
+        slots[to].appendChild(tile);
+        if (other) slots[from].appendChild(other);
+        tile.focus();
+        sendArrangement();
+      } else {
+        var next = slots.slice(to).concat(slots.slice(0, to)).map(function (s) { return s.querySelector(".tile"); });
+        var found = step > 0 ? next.find(Boolean) :
+          slots.slice(0, from).reverse().map(function (s) { return s.querySelector(".tile"); }).find(Boolean);
+        if (found) found.focus();
+      }
+      return;
+    }
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    var key = event.key.toLowerCase();
+    var button = document.querySelector('#table-live [data-key="' + key + '"]');
+    if (button && !button.disabled) { event.preventDefault(); act(button.dataset.action, button); }
+  });
+
+  document.addEventListener("htmx:wsOpen", function (event) {
+    if (!event.target.closest || !event.target.closest("#table-socket")) {
+      if (event.target.id !== "table-socket") return;
+    }
+    socket = event.detail.socketWrapper;
+    if (socket && socket.queue) socket.queue.length = 0; // never replay stale moves
+    socket.sendImmediately(JSON.stringify({ type: "refresh" }));
+  });
+
+  document.addEventListener("htmx:wsClose", function (event) {
+    if (event.target.id === "table-socket") socket = null;
+  });
+
+  document.addEventListener("htmx:wsAfterMessage", function (event) {
+    var message = event.detail && event.detail.message;
+    if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) setupRack();
+    if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
+      setupRack();
+      document.body.dispatchEvent(new CustomEvent("table-changed"));
+    }
+  });
+
+  // ------------------------------------------------------------------ the countdown
+  function tick() {
+    document.querySelectorAll(".countdown[data-deadline]").forEach(function (bar) {
+      var deadline = Date.parse(bar.dataset.deadline);
+      var total = parseInt((live() && live().dataset.timer) || "0", 10);
+      if (!deadline || !total) return;
+      var left = Math.max(0, (deadline - Date.now()) / 1000);
+      bar.style.setProperty("--remaining", Math.min(1, left / total).toFixed(3));
+      bar.classList.toggle("low", left < 5);
+      var label = bar.querySelector(".countdown-label");
+      if (label) label.textContent = Math.ceil(left) + " s";
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () {
+    setupRack();
+    setInterval(tick, 250);
+  });
+})();
