@@ -14,9 +14,12 @@ RUN_STAMP := $(VENV)/.installed-run
 DEV_STAMP := $(VENV)/.installed-dev
 NODE_STAMP := node_modules/.installed
 
-# The clock worker (bots, move timers, away seats): `make run` starts it beside daphne and
+# The clock (bots, move timers, away seats, the next hand). Without REDIS_URL it runs inside
+# daphne (games/live.py); with REDIS_URL `make run` starts a run_clock worker beside daphne and
 # stops it when daphne stops.
+ifneq ($(strip $(REDIS_URL)),)
 WORKER ?= $(MANAGE) run_clock
+endif
 
 .PHONY: run test install install-dev chromium lint clean
 

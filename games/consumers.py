@@ -13,7 +13,7 @@ from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
 
-from games.models import Presence
+from games import live
 from games.table_socket import TableConsumer  # the table's socket, for the routing
 
 LOBBY_GROUP = "lobby"
@@ -26,20 +26,16 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     the lobby (``#lobby-online``, ``#lobby-return``, ``#lobby-tables``: ``lobby_tables.html``
     from ``games.lobby.lobby_context``, rendered for this socket's viewer in their language).
     The services send ``{"type": "lobby.changed"}`` to the group after a table opens or its
-    seats, match or settings change; the socket then renders the live part again (one render
-    per burst of changes, ``debounce_seconds``) and sends it if it differs from the last one.
-    Every ``watch_seconds`` it also re-renders on its own: the online count changes without a
-    message, and a message can be lost or published where this layer cannot hear it.
+    seats, match or settings change, or someone comes online or goes; the socket then renders
+    the live part again (one render per burst of changes, ``debounce_seconds``) and sends it
+    if it differs from the last one. It never polls the database.
 
-    Players online: a signed-in viewer's socket keeps a ``LobbyPresence`` row fresh (a
-    heartbeat every ``Presence.HEARTBEAT`` seconds) and deletes it on close; the count is
-    taken from the database (``games.lobby.online_count``), so it covers every daphne process.
+    Players online: a signed-in viewer's socket has a ``LobbyPresence`` row, kept fresh by its
+    server process's heartbeat (``games.live``), deleted on close; the count is taken from the
+    database (``games.lobby.online_count``), so it covers every daphne process.
     """
 
     debounce_seconds = 0.2
-    watch_seconds = 5.0
-    heartbeat_seconds: float = float(Presence.HEARTBEAT)
-    watcher: "asyncio.Task[None] | None" = None
     pending: "asyncio.Task[None] | None" = None
     sent_html: str | None = None
     signed_in = False
@@ -56,19 +52,19 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         self.site_root = self._site_root()
         if self.signed_in:
             await database_sync_to_async(services.lobby_socket_opened)(user, self.channel_name)
-        greeting, live = await database_sync_to_async(self._render_first)()
-        self.sent_html = live
-        await self.send(text_data=greeting + live)
-        self.watcher = asyncio.create_task(self._watch())
+            live.socket_opened("lobby", self.channel_name)
+        greeting, html = await database_sync_to_async(self._render_first)()
+        self.sent_html = html
+        await self.send(text_data=greeting + html)
 
     async def disconnect(self, code: int) -> None:
         from games import services
 
-        for task in (self.watcher, self.pending):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        live.socket_closed("lobby", self.channel_name)
+        if self.pending is not None:
+            self.pending.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.pending
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
         if self.signed_in:
             await database_sync_to_async(services.lobby_socket_closed)(self.channel_name)
@@ -89,19 +85,6 @@ class LobbyConsumer(AsyncWebsocketConsumer):
     async def _soon(self) -> None:
         await asyncio.sleep(self.debounce_seconds)
         await self._send_lobby()
-
-    async def _watch(self) -> None:
-        from games import services
-
-        since_beat = 0.0
-        while True:
-            await asyncio.sleep(self.watch_seconds)
-            await aclose_old_connections()
-            since_beat += self.watch_seconds
-            if self.signed_in and since_beat >= self.heartbeat_seconds:
-                since_beat = 0.0
-                await database_sync_to_async(services.lobby_socket_alive)(self.channel_name)
-            await self._send_lobby()
 
     async def _send_lobby(self, force: bool = False) -> None:
         await aclose_old_connections()

@@ -199,6 +199,19 @@ def check_start(table: Table, seats: list[Seat], user: Any, match_in_progress: b
         raise GameError("seats_not_filled", "every seat needs a player or a bot")
 
 
+def check_rematch(table: Table, seats: list[Seat], user: Any) -> None:
+    """After a match, any player seated at the table may start the next one with the same
+    seats (bots included); a seat left empty must be filled first."""
+    if _seat_of(seats, user) is None:
+        raise NotAllowed("not_seated", "only a player at this table may ask for a rematch")
+    if table.status == Table.Status.PLAYING:
+        raise GameError("match_in_progress", "a match is being played at this table")
+    if table.status != Table.Status.FINISHED:
+        raise GameError("no_match_over", "there is no finished match to play again")
+    if len(seats) != table.players or any(s.is_empty for s in seats):
+        raise GameError("seats_not_filled", "every seat needs a player or a bot")
+
+
 # ----------------------------------------------------------------------------- staff actions
 def check_staff(user: Any, what: str) -> None:
     """Ending a match or removing a player is for staff (through the admin) and the site."""

@@ -143,7 +143,11 @@ def _name(s: Seat) -> str:
     if s.user_id and s.user is not None:
         return s.user.get_username()
     if s.bot_level:
-        return gettext("Bot (%(level)s)") % {"level": s.get_bot_level_display()}
+        # Numbered by seat, so that three bots at one table can be told apart.
+        return gettext("Bot %(number)s (%(level)s)") % {
+            "number": s.position + 1,
+            "level": s.get_bot_level_display(),
+        }
     return gettext("empty")
 
 

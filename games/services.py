@@ -84,7 +84,7 @@ def _publish_lobby() -> None:
             return
         try:
             async_to_sync(layer.group_send)(LOBBY_GROUP, {"type": "lobby.changed"})
-        except Exception:  # the lobby socket also re-reads the database every few seconds
+        except Exception:  # best effort: the next change, or a reload, shows the list
             log.exception("publishing to the lobby failed")
 
     transaction.on_commit(send)
@@ -306,6 +306,18 @@ def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Matc
     return match
 
 
+def rematch(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
+    """After a match, a seated player starts another at the same table with the same seats.
+    Two players pressing "rematch" at once start one match: the table row is locked, and the
+    second finds it playing."""
+    with transaction.atomic():
+        t, seats = _locked_table(table)
+        policy.check_rematch(t, seats, by)
+        t.status = Table.Status.OPEN  # for start_match's checks, inside this transaction
+        t.save(update_fields=["status"])
+        return start_match(t, by=policy.SYSTEM, seed=seed)
+
+
 def _planned(t: Table) -> bool:
     key = t.variant.key
     if key == "classic":
@@ -465,11 +477,23 @@ def play_now(user: AbstractBaseUser, variant: str | Variant, *, seed: str | None
 def lobby_socket_opened(user: AbstractBaseUser, channel_name: str) -> None:
     """A signed-in user's lobby socket opened: they count as online (see LobbyPresence)."""
     now = timezone.now()
+    was_online = _online(user.pk, now)
     LobbyPresence.objects.update_or_create(
         channel_name=channel_name, defaults={"user": user, "seen_at": now}
     )
     # Rows of sockets whose server died are dropped once long stale.
     LobbyPresence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+    if not was_online:
+        _publish_lobby()  # one more player online
+
+
+def _online(user_id: Any, now: Any) -> bool:
+    """The user has a fresh lobby or table socket (the lobby's "players online")."""
+    since = Presence.fresh_since(now)
+    return (
+        LobbyPresence.objects.filter(user_id=user_id, seen_at__gte=since).exists()
+        or Presence.objects.filter(user_id=user_id, seen_at__gte=since).exists()
+    )
 
 
 def lobby_socket_alive(channel_name: str) -> bool:
@@ -479,7 +503,27 @@ def lobby_socket_alive(channel_name: str) -> bool:
 
 
 def lobby_socket_closed(channel_name: str) -> None:
-    LobbyPresence.objects.filter(channel_name=channel_name).delete()
+    row = LobbyPresence.objects.filter(channel_name=channel_name).first()
+    if row is None:
+        return
+    row.delete()
+    if not _online(row.user_id, timezone.now()):
+        _publish_lobby()  # one player fewer online
+
+
+def sockets_alive(table_channels: list[str], lobby_channels: list[str]) -> None:
+    """One server process's heartbeat for all its open sockets (``games.live``): one query
+    per kind, however many sockets the process holds."""
+    now = timezone.now()
+    if table_channels:
+        Presence.objects.filter(channel_name__in=table_channels).update(seen_at=now)
+    if lobby_channels:
+        LobbyPresence.objects.filter(channel_name__in=lobby_channels).update(seen_at=now)
+
+
+def publish_lobby_changed() -> None:
+    """Tell the lobby sockets to render their list again (after the current transaction)."""
+    _publish_lobby()
 
 
 # ----------------------------------------------------------------------------- moves

@@ -10,19 +10,21 @@ table state) in a process, however many sockets show it.
 
 Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
 "client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
-``{"type": "ready"}`` and ``{"type": "refresh"}``. Every move goes through
+``{"type": "ready"}``, ``{"type": "rematch"}`` and ``{"type": "refresh"}``. Every move goes through
 ``services.submit`` (and so ``services.play``); the group broadcast after commit updates
 everyone, the mover included.
 
-A seated player's socket also keeps a Presence row fresh (a heartbeat every
-``Presence.HEARTBEAT`` seconds): once every socket of theirs is closed or stale for the grace
-period, the clock marks the seat away and a bot keeps it warm.
+The socket never polls the database: it renders when a group message says something changed
+(every writer publishes after commit, the clock included: see ``games.live``). A client that
+reconnects or sees a gap in versions asks for the table again (``refresh``).
+
+A seated player's socket has a Presence row, kept fresh by its server process's heartbeat
+(``games.live``): once every socket of theirs is closed or stale for the grace period, the
+clock marks the seat away and a bot keeps it warm.
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import threading
 from collections import OrderedDict
@@ -35,7 +37,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import messages, policy, selectors, services
+from games import live, messages, policy, selectors, services
 from games.errors import GameError
 from games.models import Hand, Match, Presence, Seat, Table
 
@@ -80,13 +82,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     position: int | None = None
     invite: str | None = None
     language: str = "en"
-    # The channel layer is best effort, and a clock worker in another process may publish to
-    # a layer this socket cannot hear: every few seconds the socket also compares the table's
-    # state in the database with what it last sent.
-    watch_seconds = 2.0
-    heartbeat_seconds: float = float(Presence.HEARTBEAT)
-    watcher: asyncio.Task[None] | None = None
-    heart: asyncio.Task[None] | None = None
     sent: Any = None
     sent_rack: Any = None
 
@@ -106,9 +101,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(services.socket_opened)(
                 self.seat_id, self.scope["user"], self.channel_name
             )
-            self.heart = asyncio.create_task(self._heartbeat())
+            live.socket_opened("table", self.channel_name)
         await self._send_table()
-        self.watcher = asyncio.create_task(self._watch())
 
     def _admit(self) -> bool:
         table = Table.objects.filter(pk=self.table_id).prefetch_related("seats").first()
@@ -125,11 +119,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         return True
 
     async def disconnect(self, code: int) -> None:
-        for task in (self.watcher, self.heart):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        live.socket_closed("table", self.channel_name)
         if not hasattr(self, "table_id"):
             return
         await self.channel_layer.group_discard(
@@ -137,19 +127,6 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         if self.seat_id is not None:
             await database_sync_to_async(services.socket_closed)(self.channel_name)
-
-    async def _watch(self) -> None:
-        while True:
-            await asyncio.sleep(self.watch_seconds)
-            await aclose_old_connections()
-            if await database_sync_to_async(self._signature)() != self.sent:
-                await self._send_table()
-
-    async def _heartbeat(self) -> None:
-        while True:
-            await asyncio.sleep(self.heartbeat_seconds)
-            await aclose_old_connections()
-            await database_sync_to_async(services.socket_alive)(self.channel_name)
 
     # ------------------------------------------------------------------ messages in
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -171,6 +148,8 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._arrange(data)
         elif kind == "ready":
             await self._ready()
+        elif kind == "rematch":
+            await self._rematch()
         else:
             await self._refuse("bad_move", f"unknown message type {kind!r}")
 
@@ -206,6 +185,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def _ready(self) -> None:
         try:
             await database_sync_to_async(services.ready)(self.table_id, self.scope["user"])
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    async def _rematch(self) -> None:
+        try:
+            await database_sync_to_async(services.rematch)(self.table_id, by=self.scope["user"])
         except GameError as exc:
             await self._refuse(exc.code, exc.message)
 

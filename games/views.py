@@ -26,9 +26,9 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The table socket's messages over plain HTTP (for clients without WebSockets): a move or
-    "ready", as JSON in the ``payload`` field. Answers with the viewer's fresh fragments, or
-    with the reason a move was refused (and nothing changes)."""
+    """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
+    "ready" or "rematch", as JSON in the ``payload`` field. Answers with the viewer's fresh
+    fragments, or with the reason a move was refused (and nothing changes)."""
     try:
         data: Any = json.loads(request.POST.get("payload") or request.body or b"")
     except ValueError:
@@ -41,6 +41,8 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
             raise GameError("not_your_seat", "you have no seat at this table")
         if data.get("type") == "ready":
             services.ready(table_id, request.user)  # type: ignore[arg-type]
+        elif data.get("type") == "rematch":
+            services.rematch(table_id, by=request.user)
         elif data.get("type") == "move":
             hand = data.get("hand")
             if isinstance(hand, bool) or not isinstance(hand, int):
@@ -54,7 +56,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
                 client_move_id=data.get("client_move_id"),
             )
         else:
-            raise GameError("bad_move", "the payload's type is move or ready")
+            raise GameError("bad_move", "the payload's type is move, ready or rematch")
     except GameError as exc:
         html = render_to_string(
             "games/_move_error.html",

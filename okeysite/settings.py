@@ -168,6 +168,16 @@ else:
 # pressing "ready" deals it sooner).
 NEXT_HAND_PAUSE_SECONDS = env.int("NEXT_HAND_PAUSE_SECONDS", default=8)
 
+# The clock (games.clock: bots, move timers, away seats, the next hand). Without Redis the
+# in-memory channel layer reaches only the server's own sockets, so the clock runs inside the
+# ASGI server (games.live); with Redis it runs as `manage.py run_clock` workers.
+CLOCK_IN_SERVER = env.bool("CLOCK_IN_SERVER", default=not REDIS_URL)
+CLOCK_INTERVAL_SECONDS = env.float("CLOCK_INTERVAL_SECONDS", default=0.25)
+# Seconds a bot waits before its turn (so that people can follow), and before a player with
+# no open socket is marked away (a bot then plays for them until they come back).
+BOT_DELAY_SECONDS = env.float("BOT_DELAY_SECONDS", default=0.8)
+AWAY_GRACE_SECONDS = env.int("AWAY_GRACE_SECONDS", default=20)
+
 # Authentication ---------------------------------------------------------------------------
 
 AUTH_PASSWORD_VALIDATORS = [

@@ -91,6 +91,9 @@ class DaphneServer:
             OKEY_LIVE_DATABASE_NAME=database_name,
             PYTHONUNBUFFERED="1",
             LOG_LEVEL="INFO",  # daphne's "Listening on" line says which port it got
+            # The server plays bots and timers itself, quickly, as `make run` does.
+            CLOCK_IN_SERVER="true",
+            BOT_DELAY_SECONDS="0.05",
         )
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         with self.log_path.open("wb") as log:

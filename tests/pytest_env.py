@@ -18,6 +18,8 @@ TEST_ENV_DEFAULTS = {
     "CSRF_COOKIE_SECURE": "false",
     # Hands follow each other at once unless a test asks for the scoreboard's pause.
     "NEXT_HAND_PAUSE_SECONDS": "0",
+    # Tests drive the clock themselves (clock.tick); the daphne_live_server turns it back on.
+    "CLOCK_IN_SERVER": "false",
 }
 
 for _key, _value in TEST_ENV_DEFAULTS.items():

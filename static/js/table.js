@@ -166,7 +166,7 @@
         return true;
       } catch (e) { /* fall through to HTTP */ }
     }
-    if (message.type === "move" || message.type === "ready") {
+    if (message.type === "move" || message.type === "ready" || message.type === "rematch") {
       return sendOverHttp(message);
     }
     if (!quiet) showError(gettext("You are offline: the move was not sent."), "offline");
@@ -220,6 +220,9 @@
         break;
       case "ready":
         send({ type: "ready" });
+        break;
+      case "rematch":
+        send({ type: "rematch" });
         break;
       default:
         return;

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games import engine, selectors, services
 from games.catalog import ensure_variants
-from games.models import Presence, Seat, Table
+from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
 
 from .helpers import seed_of, user_table
@@ -97,34 +99,99 @@ async def test_it_refuses_a_private_table_without_the_invite() -> None:
     await ws.disconnect()
 
 
-async def test_it_notices_changes_made_by_another_process() -> None:
-    """A move whose broadcast never arrives (another process, a dropped message) still shows."""
-    from games.consumers import TableConsumer
+class QueryCounter:
+    """Counts the SQL statements every thread of this process runs (socket work runs in
+    worker threads, where a per-connection capture would not see it)."""
 
-    def setup() -> tuple[int, str, object]:
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def __enter__(self) -> QueryCounter:
+        from django.db.backends import utils
+
+        self._patches = []
+        for name in ("execute", "executemany"):
+            original = getattr(utils.CursorWrapper, name)
+
+            def counted(cursor: Any, sql: Any, *args: Any, _original: Any = original) -> Any:
+                self.statements.append(str(sql))
+                return _original(cursor, sql, *args)
+
+            self._patches.append((name, original))
+            setattr(utils.CursorWrapper, name, counted)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from django.db.backends import utils
+
+        for name, original in self._patches:
+            setattr(utils.CursorWrapper, name, original)
+
+
+async def test_an_idle_socket_never_queries_the_database() -> None:
+    def setup() -> tuple[int, str]:
         table, users = user_table("okey51")
         services.start_match(table, by=services.SYSTEM, seed=seed_of(42))
-        return table.pk, cookie_for(users[1]), users[0]
+        return table.pk, cookie_for(users[1])
 
-    table_id, cookie, starter = await database_sync_to_async(setup)()
-    TableConsumer.watch_seconds = 0.2
+    table_id, cookie = await database_sync_to_async(setup)()
     ws = socket(table_id, cookie)
     try:
-        connected, _ = await ws.connect(timeout=5)
-        assert connected
+        assert (await ws.connect(timeout=5))[0]
         assert version_of(await ws.receive_from(timeout=5)) == 0
-
-        def silent_move() -> None:
-            from unittest import mock
-
-            hand = selectors.current_hand(Table.objects.get(pk=table_id))
-            assert hand is not None
-            tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            with mock.patch.object(services, "_publish"):  # the broadcast is lost
-                services.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
-
-        await database_sync_to_async(silent_move)()
-        assert version_of(await ws.receive_from(timeout=5)) == 1
+        while not await ws.receive_nothing(timeout=0.5):
+            await ws.receive_from()  # the frame for this socket's own presence
+        with QueryCounter() as counter:
+            assert await ws.receive_nothing(timeout=3)
+        assert counter.statements == []
     finally:
-        TableConsumer.watch_seconds = 2.0
         await ws.disconnect()
+
+
+async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> None:
+    """Without Redis the clock runs on the server's loop (games.live): the bots' moves reach
+    the socket through the in-memory layer, with no socket reading the database."""
+    from django.test import override_settings
+
+    from games import live
+
+    def setup() -> tuple[int, int, str, str]:
+        ensure_variants()
+        user = get_user_model().objects.create_user("clock-player", password="x")
+        table = services.create_table(variant="duz", created_by=user)
+        services.sit(table, user, 0)
+        for position in (1, 2, 3):
+            services.add_bot(table, position, "greedy", by=services.SYSTEM)
+        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(43))
+        hand = match.hands.get()
+        tile = engine.format_tile(hand.engine_hand().racks[0][0])
+        return table.pk, hand.pk, cookie_for(user), tile
+
+    table_id, hand_id, cookie, tile = await database_sync_to_async(setup)()
+    with override_settings(CLOCK_IN_SERVER=True, BOT_DELAY_SECONDS=0.0):
+        ws = socket(table_id, cookie)
+        try:
+            assert (await ws.connect(timeout=5))[0]
+            assert version_of(await ws.receive_from(timeout=5)) == 0
+            while not await ws.receive_nothing(timeout=0.3):
+                await ws.receive_from()  # the frame for this socket's own presence
+            await ws.send_json_to(
+                {
+                    "type": "move",
+                    "hand": hand_id,
+                    "move": {"do": "discard", "tile": tile},
+                    "expected_version": 0,
+                    "client_move_id": "m1",
+                }
+            )
+            versions = [version_of(await ws.receive_from(timeout=5))]
+            # The three bots each draw and discard: six more versions, pushed as they commit
+            # (a frame shows the state when it is rendered, so it may skip a version).
+            while versions[-1] < 7:
+                versions.append(version_of(await ws.receive_from(timeout=5)))
+            assert versions == sorted(versions) and versions[0] >= 1
+            hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+            assert hand.turn == 0 and hand.version >= 7
+        finally:
+            await ws.disconnect()
+            await live.stop()

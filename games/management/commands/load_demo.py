@@ -1,8 +1,8 @@
 """Load the demo data: an admin account and a few players. Safe to run again and again.
 
 Accounts that exist already are left as they are (their passwords are not reset). The four
-variants are made sure of, and each gets one open demo table (a demo player seated, three
-bots) if it has no table yet: one player per table, since a player sits at one live table.
+variants are made sure of, and each keeps one open demo table (three bots and a free seat; the
+match starts when someone sits down).
 
 The ``admin``/``admin`` superuser is created only while ``DEBUG`` is on (``make run``): with
 ``DEBUG`` off the command still loads the players and tables but refuses to create a superuser
@@ -24,7 +24,6 @@ DEMO_ACCOUNTS = [
     ("can", "okey1234", False),
     ("deniz", "okey1234", False),
 ]
-DEMO_PLAYERS = [name for name, _password, is_superuser in DEMO_ACCOUNTS if not is_superuser]
 
 
 class Command(BaseCommand):
@@ -62,20 +61,16 @@ class Command(BaseCommand):
         from games.models import Table, Variant
 
         ensure_variants()
-        # One demo player per table: a player holds a seat at one live table at a time.
-        players = list(get_user_model().objects.filter(username__in=DEMO_PLAYERS))
-        players.sort(key=lambda u: DEMO_PLAYERS.index(u.username))
-        for n, variant in enumerate(Variant.objects.all()):
-            if Table.objects.filter(variant=variant).exists():
+        # Each variant keeps one open demo table: three greedy bots and a free seat, starting
+        # by itself when someone sits down (a player holds one live table at a time, so no
+        # demo player is seated for them).
+        for variant in Variant.objects.all():
+            name = f"Demo {variant.name}"
+            if Table.objects.filter(variant=variant, name=name, status=Table.Status.OPEN).exists():
                 continue
-            host = players[n % len(players)]
             table = services.create_table(
-                variant=variant, created_by=host, name=f"Demo {variant.name}"
+                variant=variant, created_by=None, name=name, auto_start=True
             )
-            try:
-                services.sit(table, host, 0)
-            except services.GameError:  # they sit elsewhere already: a bot takes the seat
-                services.add_bot(table, 0, "greedy", by=services.SYSTEM)
             for position in range(1, table.players):
                 services.add_bot(table, position, "greedy", by=services.SYSTEM)
             self.stdout.write(f"created table {table.name!r}")

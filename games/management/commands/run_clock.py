@@ -1,12 +1,16 @@
 """The clock worker: plays bot seats and timed-out turns, and marks gone players away.
 
-Run it beside the web server (``make run`` does). Several may run at once.
+Run it beside the web servers when they share a Redis channel layer (``REDIS_URL``): its moves
+reach every socket through Redis. Several may run at once (hands are leased). Without Redis the
+clock runs inside the ASGI server instead (``CLOCK_IN_SERVER``, see ``games.live``): a worker
+in another process could not reach the server's in-memory layer.
 """
 
 import logging
 import time
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
@@ -20,14 +24,31 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--once", action="store_true", help="one pass, then exit")
-        parser.add_argument("--interval", type=float, default=0.5, help="seconds between passes")
         parser.add_argument(
-            "--bot-delay", type=float, default=0.8, help="seconds a bot waits before its turn"
+            "--interval",
+            type=float,
+            default=settings.CLOCK_INTERVAL_SECONDS,
+            help="seconds between passes",
         )
-        parser.add_argument("--grace", type=int, default=20, help="seconds before away")
+        parser.add_argument(
+            "--bot-delay",
+            type=float,
+            default=settings.BOT_DELAY_SECONDS,
+            help="seconds a bot waits before its turn",
+        )
+        parser.add_argument(
+            "--grace", type=int, default=settings.AWAY_GRACE_SECONDS, help="seconds before away"
+        )
         parser.add_argument("--max-seconds", type=float, default=0, help="stop after (0: never)")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+        if "InMemory" in backend and not options["once"]:
+            log.warning(
+                "run_clock with the in-memory channel layer: its moves are saved, but open "
+                "pages hear of them only on their next change. Set REDIS_URL, or let the "
+                "server run the clock (CLOCK_IN_SERVER)."
+            )
         started = time.monotonic()
         first = True
         while True:
