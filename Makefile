@@ -49,8 +49,9 @@ lint: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 
-# Compiled translations are build output: made from the committed .po files (GNU gettext).
-MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po))
+# Compiled translations are build output: made from the committed .po files (GNU gettext):
+# django.po for templates and Python, djangojs.po for the scripts (served at /jsi18n/).
+MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po locale/*/LC_MESSAGES/djangojs.po))
 
 install: $(RUN_STAMP) $(NODE_STAMP) $(MO_FILES)
 

@@ -1,8 +1,15 @@
-"""The four variants as the site first offers them (the admin may edit them afterwards)."""
+"""The four variants as the site first offers them (the admin may edit them afterwards).
+
+The names and descriptions are stored in English; pages show them in the viewer's language
+through ``games.messages.variant_name``/``variant_description`` (the names are translated
+with the context "variant name", as in ``games.rules_pages.NAMES``; the descriptions are
+marked here for makemessages). A text the admin has changed is shown as it is."""
 
 from __future__ import annotations
 
 from typing import Any
+
+from django.utils.translation import gettext_noop
 
 from games.engine import default_options
 
@@ -10,26 +17,35 @@ VARIANTS: list[tuple[str, str, str]] = [
     (
         "classic",
         "Classic Okey",
-        "Closed hand: arrange 14 tiles into runs and sets (or seven pairs) and throw the 15th. "
-        "Everyone starts at 20; finishes cost the others 2, 4 or 8, doubled by throwing the okey.",
+        gettext_noop(
+            "Closed hand: arrange 14 tiles into runs and sets (or seven pairs) and throw the "
+            "15th. Everyone starts at 20; finishes cost the others 2, 4 or 8, doubled by "
+            "throwing the okey."
+        ),
     ),
     (
         "duz",
         "Düz Okey",
-        "Closed hand, no pairs or colour finishes: the others score the face value left outside "
-        "their best grouping. Lowest wins.",
+        gettext_noop(
+            "Closed hand, no pairs or colour finishes: the others score the face value left "
+            "outside their best grouping. Lowest wins."
+        ),
     ),
     (
         "okey51",
         "Okey 51",
-        "Open table: open with melds totalling 51 (doubling raises the bar) or five pairs, feed "
-        "tiles onto any meld, steal the okey. Penalty points; lowest total wins.",
+        gettext_noop(
+            "Open table: open with melds totalling 51 (doubling raises the bar) or five pairs, "
+            "feed tiles onto any meld, steal the okey. Penalty points; lowest total wins."
+        ),
     ),
     (
         "gobek17",
         "Göbek 17",
-        "A fast 101 with 14 tiles: openings of 51 that always raise, four pairs that raise too, "
-        "500-point penalties and doubling finishes.",
+        gettext_noop(
+            "A fast 101 with 14 tiles: openings of 51 that always raise, four pairs that raise "
+            "too, 500-point penalties and doubling finishes."
+        ),
     ),
 ]
 

@@ -78,6 +78,8 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
     for hand_id in due_hands(now, bot_delay):
         try:
             played += run_hand(hand_id, now)
+        except Hand.DoesNotExist:  # deleted while we played it (its table was removed)
+            log.info("hand %s is gone; nothing to play", hand_id)
         except Exception:
             log.exception("the clock could not play hand %s; trying it again later", hand_id)
             Hand.objects.filter(pk=hand_id).update(

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from games import engine
+from games import engine, messages
 from games.engine.variants import OPTIONS, PLAYERS, Choice
 from games.models import Variant
 
@@ -48,7 +48,10 @@ VALUE_LABELS: dict[str, dict[Any, Any]] = {
 
 
 def variant_choices() -> list[tuple[str, str]]:
-    return [(v.key, v.name) for v in Variant.objects.filter(key__in=engine.VARIANTS)]
+    return [
+        (v.key, messages.variant_name(v.name))
+        for v in Variant.objects.filter(key__in=engine.VARIANTS)
+    ]
 
 
 def _hint(choice: Choice) -> Any:
@@ -65,9 +68,9 @@ def _hint(choice: Choice) -> Any:
 
 
 class NewTableForm(forms.Form):
-    """Fields: ``variant``, ``name``, ``is_private``, ``auto_start``, then one field per option
-    of the variant (named as the engine names it), and ``players`` where the variant allows
-    several counts (classic)."""
+    """Fields: ``variant``, ``name``, ``is_private``, ``auto_start``, ``other_tables``, then one
+    field per option of the variant (named as the engine names it), and ``players`` where the
+    variant allows several counts (classic)."""
 
     variant = forms.ChoiceField(label=_("Variant"))
     name = forms.CharField(label=_("Table name"), max_length=80, required=False)
@@ -76,6 +79,10 @@ class NewTableForm(forms.Form):
     )
     auto_start = forms.BooleanField(
         label=_("Start when full: the match begins as soon as every seat is filled"),
+        required=False,
+    )
+    other_tables = forms.BooleanField(
+        label=_("Players here may also sit at other tables at the same time"),
         required=False,
     )
 

@@ -26,6 +26,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 from games import policy, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
+from games.messages import variant_description, variant_name
 from games.models import LobbyPresence, Presence, Seat, Table, Variant
 
 LOBBY_SIZE = 50
@@ -111,7 +112,7 @@ def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
         "url": reverse("table", args=[t.pk]),
         "name": t.name,
         "variant": t.variant.key,
-        "variant_name": t.variant.name,
+        "variant_name": variant_name(t.variant.name),
         "status": t.status,
         "status_display": t.get_status_display(),
         "is_private": t.is_private,
@@ -119,6 +120,7 @@ def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
         "players": t.players,
         "move_timer": t.move_timer,
         "auto_start": t.auto_start,
+        "other_tables": t.other_tables,
         "options": options,
         "seats": seats,
         "free": sum(1 for s in seats if s["empty"]),
@@ -180,7 +182,12 @@ def live_seat(user: Any) -> dict[str, Any] | None:
 
 def variants() -> list[dict[str, str]]:
     return [
-        {"key": v.key, "name": v.name, "description": v.description} for v in Variant.objects.all()
+        {
+            "key": v.key,
+            "name": variant_name(v.name),
+            "description": variant_description(v.description),
+        }
+        for v in Variant.objects.all()
     ]
 
 
@@ -256,6 +263,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
         keep = {k: request.GET[k] for k in ("name",) if k in request.GET}
         keep["is_private"] = request.GET.get("is_private") in ("on", "true", "1")
         keep["auto_start"] = request.GET.get("auto_start") in ("on", "true", "1")
+        keep["other_tables"] = request.GET.get("other_tables") in ("on", "true", "1")
         form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
         return _form_response(request, form)
     form = NewTableForm(request.POST)
@@ -269,6 +277,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
                 is_private=form.cleaned_data["is_private"],
                 players=form.players(),
                 auto_start=form.cleaned_data["auto_start"],
+                other_tables=form.cleaned_data["other_tables"],
             )
         except GameError as exc:
             form.add_error(None, refusal(exc))
@@ -354,11 +363,15 @@ def _act(request: HttpRequest, table_id: int, action: Any) -> HttpResponse:
 
 
 def _position(request: HttpRequest) -> int | None:
+    """The posted seat; None when none is named (sit: the first free seat). A value that is
+    not a seat number is refused, never read as "any seat"."""
     raw = request.POST.get("position", "")
+    if raw == "":
+        return None
     try:
         return int(raw)
     except ValueError:
-        return None
+        raise GameError("bad_seat", f"no seat {raw!r}") from None
 
 
 def _need_position(request: HttpRequest) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from games.engine.errors import ALL_ERRORS
 
@@ -53,6 +53,16 @@ REFUSALS: dict[str, Any] = {
     "no_hand": gettext_lazy("No hand is being played."),
     "bad_layout": gettext_lazy("Your rack could not be saved: it was refreshed."),
     "offline": gettext_lazy("You are offline: the move was not sent."),
+    "refused": gettext_lazy("That move was refused."),
+    "not_seated": gettext_lazy("You have no seat at this table."),
+    "no_pause": gettext_lazy("There is no hand to get ready for."),
+    "no_match_over": gettext_lazy("There is no finished match to play again."),
+    "match_in_progress": gettext_lazy("A match is being played at this table."),
+    "table_finished": gettext_lazy("This table has finished."),
+    "seats_not_filled": gettext_lazy("Every seat needs a player or a bot before the match starts."),
+    "player_elsewhere": gettext_lazy(
+        "A player of this table now sits at another table: one of the two seats must be left first."
+    ),
 }
 
 
@@ -118,6 +128,33 @@ def event_text(event: dict[str, Any], names: list[str], viewer: int | None) -> s
             return _("The pile ran dry: the hand is over.")
         return _("%(who)s finished the hand.") % {"who": seat_name(names, event.get("finisher"))}
     return None
+
+
+FINISH_KINDS: dict[str, Any] = {
+    "normal": pgettext_lazy("finish kind", "normal"),
+    "pairs": pgettext_lazy("finish kind", "pairs"),
+    "colour": pgettext_lazy("finish kind", "colour"),
+    "sequential_colour": pgettext_lazy("finish kind", "sequential colour"),
+    "okey": pgettext_lazy("finish kind", "okey"),
+}
+
+
+def finish_kind(kind: str | None) -> str:
+    """A finish's kind (the engine's ``result["kind"]``) in words, in the active language."""
+    if not kind:
+        return ""
+    return str(FINISH_KINDS.get(kind, kind.replace("_", " ")))
+
+
+def variant_name(name: str) -> str:
+    """A variant's stored name in the active language. The site's own names (games.catalog)
+    are translated; a name the admin has changed is shown as it is."""
+    return pgettext("variant name", name) if name else ""
+
+
+def variant_description(text: str) -> str:
+    """A variant's stored description in the active language, like ``variant_name``."""
+    return _(text) if text else ""
 
 
 PENALTY_REASONS: dict[str, Any] = {

@@ -72,6 +72,11 @@ class Table(models.Model):
     players = models.PositiveSmallIntegerField(default=4)
     # The creator asked for the match to start by itself once every seat is filled.
     auto_start = models.BooleanField(default=False)
+    # A player holds a seat at one live table at a time, unless the table says otherwise:
+    # seats at such a table neither block nor are blocked by seats elsewhere.
+    other_tables = models.BooleanField(
+        default=False, help_text=_("Players here may also sit at other tables")
+    )
     season = models.ForeignKey(
         "leagues.Season",
         null=True,

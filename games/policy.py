@@ -169,8 +169,8 @@ def check_seat_bot(table: Table, seats: list[Seat], user: Any, position: int, le
         raise NotAllowed("not_host", "only the table's host may seat bots")
     if table.status != Table.Status.OPEN:
         raise GameError("match_in_progress", "bots are seated before the match starts")
-    seat = next((s for s in seats if s.position == position), None)
-    if seat is None or not seat.is_empty:
+    seat = _seat_at(seats, position)
+    if not seat.is_empty:
         raise GameError("seat_taken", "that seat is not free")
     return seat
 
@@ -181,9 +181,17 @@ def check_remove_bot(table: Table, seats: list[Seat], user: Any, position: int) 
         raise NotAllowed("not_host", "only the table's host may remove bots")
     if table.status != Table.Status.OPEN:
         raise GameError("match_in_progress", "bots stay seated while the match is played")
-    seat = next((s for s in seats if s.position == position), None)
-    if seat is None or not seat.bot_level:
+    seat = _seat_at(seats, position)
+    if not seat.bot_level:
         raise GameError("no_bot", "there is no bot on that seat")
+    return seat
+
+
+def _seat_at(seats: list[Seat], position: int) -> Seat:
+    """The seat at ``position``; a position the table does not have is refused as such."""
+    seat = next((s for s in seats if s.position == position), None)
+    if seat is None:
+        raise GameError("bad_seat", f"no seat {position} at this table")
     return seat
 
 
@@ -199,9 +207,13 @@ def check_start(table: Table, seats: list[Seat], user: Any, match_in_progress: b
         raise GameError("seats_not_filled", "every seat needs a player or a bot")
 
 
-def check_rematch(table: Table, seats: list[Seat], user: Any) -> None:
+def check_rematch(
+    table: Table, seats: list[Seat], user: Any, live_elsewhere: int | None = None
+) -> None:
     """After a match, any player seated at the table may start the next one with the same
-    seats (bots included); a seat left empty must be filled first."""
+    seats (bots included); a seat left empty must be filled first. ``live_elsewhere`` is the
+    id of another live table where one of the seated players has sat down since (the
+    one-live-table rule: they leave this seat, or that table, first)."""
     if _seat_of(seats, user) is None:
         raise NotAllowed("not_seated", "only a player at this table may ask for a rematch")
     if table.status == Table.Status.PLAYING:
@@ -210,6 +222,12 @@ def check_rematch(table: Table, seats: list[Seat], user: Any) -> None:
         raise GameError("no_match_over", "there is no finished match to play again")
     if len(seats) != table.players or any(s.is_empty for s in seats):
         raise GameError("seats_not_filled", "every seat needs a player or a bot")
+    if live_elsewhere is not None:
+        raise GameError(
+            "player_elsewhere",
+            "a player of this table now sits at another table: they leave one of the two first",
+            str(live_elsewhere),
+        )
 
 
 # ----------------------------------------------------------------------------- staff actions

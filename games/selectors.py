@@ -5,6 +5,7 @@ state."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.db.models import Prefetch, QuerySet
@@ -86,6 +87,7 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
     view = public = None
     legal: list[str] = []
     rack_rows = None
+    assist = None
     if hand is not None:
         eng = hand.engine_hand()
         public = eng.public_view()
@@ -98,17 +100,20 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
                 .first()
             )
             rack_rows = rack_layout.rows(rack_layout.reconcile(stored or [], view["rack"]))
+            if table.options.get("assisted"):
+                assist = _assist(view)
     names = [_name(s) for s in seat_rows]
     live = hand is not None and hand.status == Hand.Status.PLAYING
     turn = public["turn"] if public is not None and live else None
     scores = _scores(public) if public is not None else None
-    seats = [_seat(s, turn, public, scores) for s in seat_rows]
+    openings = _openings(hand) if hand is not None and public and any(public["opened"]) else {}
+    seats = [_seat(s, turn, public, scores, openings) for s in seat_rows]
     return {
         "table": {
             "id": table.pk,
             "name": table.name,
             "variant": table.variant.key,
-            "variant_name": table.variant.name,
+            "variant_name": messages.variant_name(table.variant.name),
             "status": table.status,
             "status_display": table.get_status_display(),
             "is_private": table.is_private,
@@ -128,6 +133,7 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "view": view,
         "legal": legal,
         "rack_rows": rack_rows,
+        "assist": assist,
         "take_from": (me - 1) % table.players if view is not None and view["can_take"] else None,
         "public": public,
         "scores": scores,
@@ -136,6 +142,21 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "result": _result(public, names) if public is not None and public["over"] else None,
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
+    }
+
+
+def _assist(view: dict[str, Any]) -> dict[str, Any]:
+    """The engine's help for an assisted table (from the seat's own view only), plus what the
+    page's script reads: the sorted layout and the suggested open move as JSON, and the
+    feedable tiles as a list (the rack fragment is not re-sent when only the table changes, so
+    the board carries the marks too)."""
+    help_ = engine.assist(view)
+    opening = help_["opening"]
+    return {
+        **help_,
+        "layout_json": json.dumps(help_["layout"]),
+        "feedable_tiles": [f["tile"] for f in help_["feedable"]],
+        "open_json": json.dumps(opening["move"]) if opening else "",
     }
 
 
@@ -167,8 +188,26 @@ def _team_scores(scores: list[int]) -> list[int]:
     return [scores[0] + scores[2], scores[1] + scores[3]] if len(scores) == 4 else []
 
 
+def _openings(hand: Hand) -> dict[int, dict[str, Any]]:
+    """How each seat opened this hand: ``{"total": 57}`` or ``{"pairs": 5}``, from the move
+    log's public "open" events."""
+    found: dict[int, dict[str, Any]] = {}
+    for events in hand.moves.filter(action__do="open").values_list("events", flat=True):
+        for e in events:
+            if e.get("type") == "open":
+                if e.get("with") == "pairs":
+                    found[e["seat"]] = {"pairs": e.get("pairs") or len(e.get("melds") or [])}
+                else:
+                    found[e["seat"]] = {"total": e.get("total")}
+    return found
+
+
 def _seat(
-    s: Seat, turn: int | None, public: dict[str, Any] | None, scores: list[int] | None
+    s: Seat,
+    turn: int | None,
+    public: dict[str, Any] | None,
+    scores: list[int] | None,
+    openings: dict[int, dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
     p = s.position
     discards = public["discards"][p] if public is not None else []
@@ -187,6 +226,7 @@ def _seat(
         "score": scores[p] if scores else None,
         "rack_count": public["rack_counts"][p] if public is not None else None,
         "opened": public["opened"][p] if public is not None else None,
+        "opened_with": (openings or {}).get(p),
         "discards": discards,
         "top_discard": discards[-1] if discards else None,
         "melds": [m for m in public["table"] if m["owner"] == p] if public is not None else [],
@@ -227,6 +267,7 @@ def _result(public: dict[str, Any], names: list[str]) -> dict[str, Any]:
         "finisher": r.get("finisher"),
         "finisher_name": messages.seat_name(names, r.get("finisher")),
         "kind": r.get("kind"),
+        "kind_display": messages.finish_kind(r.get("kind")),
         "tile": r.get("tile"),
         "multiplier": r.get("multiplier", 1),
         "hand_scores": r["hand_scores"],

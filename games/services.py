@@ -102,6 +102,7 @@ def create_table(
     players: int = 4,
     season: Any = None,
     auto_start: bool = False,
+    other_tables: bool = False,
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine. With
     ``auto_start`` the match starts by itself when the last seat is filled."""
@@ -118,6 +119,7 @@ def create_table(
             players=players,
             season=season,
             auto_start=auto_start,
+            other_tables=other_tables,
         )
         Seat.objects.bulk_create(
             [
@@ -172,7 +174,8 @@ def sit(
     with transaction.atomic():
         t, seats = _locked_table(table)
         _lock_user(user)  # one live table per player: two sits by one user run one at a time
-        seat = policy.check_sit(t, seats, user, position, invite, _live_elsewhere(user, t.pk))
+        elsewhere = None if t.other_tables else _live_elsewhere(user, t.pk)
+        seat = policy.check_sit(t, seats, user, position, invite, elsewhere)
         if seat.user_id == user.pk:
             if seat.away:
                 seat.away = False
@@ -201,11 +204,14 @@ def _lock_user(user: Any) -> None:
 
 def _live_elsewhere(user: Any, table_id: int | None = None) -> int | None:
     """The id of a live table (open or playing), other than ``table_id``, where ``user``
-    holds a seat; None if there is none."""
+    holds a seat; None if there is none. Tables whose options let their players sit at
+    other tables (``other_tables``) do not count."""
     uid = policy.viewer_id(user)
     if uid is None:
         return None
-    seats = Seat.objects.filter(user_id=uid, table__status__in=policy.LIVE_STATUSES)
+    seats = Seat.objects.filter(
+        user_id=uid, table__status__in=policy.LIVE_STATUSES, table__other_tables=False
+    )
     if table_id is not None:
         seats = seats.exclude(table_id=table_id)
     return seats.values_list("table_id", flat=True).first()
@@ -312,7 +318,18 @@ def rematch(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
     second finds it playing."""
     with transaction.atomic():
         t, seats = _locked_table(table)
-        policy.check_rematch(t, seats, by)
+        # The seats' players may have sat down elsewhere since the match ended: lock their
+        # rows (as sit does) so the one-live-table check holds against a concurrent sit.
+        players = [s.user_id for s in seats if s.user_id]
+        users = get_user_model().objects.select_for_update().filter(pk__in=players)
+        list(users.order_by("pk").values_list("pk"))  # in one order: two rematches never deadlock
+        elsewhere = (
+            Seat.objects.filter(user_id__in=players, table__status__in=policy.LIVE_STATUSES)
+            .exclude(table=t)
+            .values_list("table_id", flat=True)
+            .first()
+        )
+        policy.check_rematch(t, seats, by, elsewhere)
         t.status = Table.Status.OPEN  # for start_match's checks, inside this transaction
         t.save(update_fields=["status"])
         return start_match(t, by=policy.SYSTEM, seed=seed)
@@ -442,12 +459,13 @@ def open_table(
     is_private: bool = False,
     players: int = 4,
     auto_start: bool = False,
+    other_tables: bool = False,
 ) -> Table:
     """A signed-in player opens a table (the lobby's "New table") and takes seat 0, in one
     transaction: a refused option or a seat elsewhere leaves nothing behind."""
     with transaction.atomic():
         _lock_user(user)
-        policy.check_open_table(user, _live_elsewhere(user))
+        policy.check_open_table(user, None if other_tables else _live_elsewhere(user))
         table = create_table(
             variant=variant,
             created_by=user,
@@ -456,6 +474,7 @@ def open_table(
             is_private=is_private,
             players=players,
             auto_start=auto_start,
+            other_tables=other_tables,
         )
         sit(table, user, 0)
     return table
@@ -775,6 +794,8 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
+        # The move's own message is for the table; the lobby must drop the finished table.
+        _publish_lobby()
         return
     # The scoreboard stays on screen for a pause; then the clock (or every player pressing
     # "ready") deals the next hand.

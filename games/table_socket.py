@@ -38,7 +38,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from games import live, messages, policy, selectors, services
-from games.errors import GameError
+from games.errors import GameError, NotAllowed
 from games.models import Hand, Match, Presence, Seat, Table
 
 # Fragments rendered lately, by (table, state signature, seat or None, language).
@@ -214,7 +214,12 @@ class TableConsumer(AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ frames out
     async def _send_table(self) -> None:
         await aclose_old_connections()
-        signature, live, rack, rack_key = await database_sync_to_async(self._render)()
+        try:
+            signature, live, rack, rack_key = await database_sync_to_async(self._render)()
+        except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
+            # The table (or its hand) was deleted, or this viewer may no longer see it.
+            await self.close(code=4404)
+            return
         self.sent = signature
         if rack is not None and rack_key != self.sent_rack:
             self.sent_rack = rack_key

@@ -1,9 +1,18 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.views.i18n import JavaScriptCatalog
 
 urlpatterns = [
     path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    # The scripts' strings in the viewer's language (window.django.gettext; static/js/table.js):
+    # locale/<lang>/LC_MESSAGES/djangojs.po. Naming one app leaves out the catalogues of the
+    # other installed apps (the admin's); LOCALE_PATHS are always read.
+    path(
+        "jsi18n/",
+        JavaScriptCatalog.as_view(domain="djangojs", packages=["games"]),
+        name="javascript-catalog",
+    ),
     path("admin/", admin.site.urls),
 ]

@@ -2,7 +2,8 @@
 
 - ``daphne_live_server``: the site served by a real daphne process (HTTP and WebSockets) on the
   test database; see its docstring.
-- ``chromium_page``: a Playwright page in Debian's Chromium.
+- ``chromium_page``: a Playwright page in Debian's Chromium; ``chromium``: the browser itself,
+  for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
 """
 
 from collections.abc import Iterator
@@ -123,6 +124,39 @@ def daphne_live_server(transactional_db: None, _daphne_process: DaphneServer) ->
 
 
 # ------------------------------------------------------------------------------- browser
+ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    """Where browser tests save screenshots (git-ignored)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
+
+
+@pytest.fixture
+def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A Playwright Browser (Debian's Chromium), for tests that need several contexts (one per
+    player). Without /usr/bin/chromium the test skips loudly, except under CI=true."""
+    if not CHROMIUM.exists():
+        fail_or_skip(
+            f"BROWSER TEST: {CHROMIUM} is missing: browser tests cannot run. "
+            "Install it with `apt-get install chromium` (make test does this as root)."
+        )
+
+    from playwright.sync_api import sync_playwright
+
+    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see chromium_page
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def chromium_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """A Playwright page in Debian's Chromium; pair it with ``daphne_live_server`` (WebSockets

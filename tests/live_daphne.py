@@ -94,6 +94,9 @@ class DaphneServer:
             # The server plays bots and timers itself, quickly, as `make run` does.
             CLOCK_IN_SERVER="true",
             BOT_DELAY_SECONDS="0.05",
+            CLOCK_INTERVAL_SECONDS="0.05",
+            # The scoreboard stays up between hands until the players press "ready".
+            NEXT_HAND_PAUSE_SECONDS="120",
         )
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         with self.log_path.open("wb") as log:

@@ -11,12 +11,15 @@ The public API, in the spirit of python-chess:
   ``view(seat)`` adds that seat's :data:`PRIVATE_KEYS`; :class:`MoveResult` (``ok``, ``events``,
   ``move``: the move as the engine read it, see :func:`normalise_move`);
 - what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view);
+- help for assisted tables: :func:`assist` (from the seat's view: the rack sorted into melds,
+  feedable tiles, the workable discard, the best opening as a ready move);
 - a match over several hands: :class:`Match`;
 - variants and options: :data:`VARIANTS`, :func:`default_options`, :func:`validate_options`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
 - scenarios: :func:`run_scenario` (``python -m games.engine.scenario``).
 """
 
+from .assist import assist
 from .errors import ALL_ERRORS, MELD_ERRORS, MOVE_ERRORS, MeldError, MoveError
 from .hand import (
     ACTIONS,
@@ -71,6 +74,7 @@ __all__ = [
     "MoveResult",
     "OptionsError",
     "TileError",
+    "assist",
     "commitment",
     "deal",
     "default_options",

@@ -5,7 +5,11 @@
 (function () {
   "use strict";
 
-  var socket = null; // the ws extension's socket wrapper, once open
+  var socket = null; // the ws extension's socket wrapper, while its socket is open
+  // The move sent last and not yet answered (a new version, or a refusal): if the socket drops
+  // before either, the player is told the move may not have been played. The server's move ids
+  // and versions make sure a move never applies twice or late.
+  var pending = null;
   var moveCounter = 0;
   var sortables = [];
 
@@ -73,7 +77,18 @@
     send({ type: "arrange", hand: hand, layout: lay }, true);
   }
 
+  // Assisted tables: the board (re-sent on every change) lists the rack tiles that fit the
+  // table now; the rack (re-sent only when its tiles change) is marked to match.
+  function markFeedable() {
+    var carrier = document.querySelector("#table-live [data-assist-feedable]");
+    var codes = carrier ? carrier.dataset.assistFeedable.split(" ") : [];
+    rackTiles().forEach(function (t) {
+      t.classList.toggle("feedable", codes.indexOf(t.dataset.tile) >= 0);
+    });
+  }
+
   function setupRack() {
+    markFeedable();
     sortables.forEach(function (s) { s.destroy(); });
     sortables = [];
     var area = rackArea();
@@ -94,18 +109,23 @@
         group: { name: "rack", pull: false, put: true },
         sort: false,
         onAdd: function (evt) {
+          // Put the tile back in its slot: the rack (and the layout sent with a finish) stays
+          // whole until the server's update takes the tile away, or refuses the move.
           var code = evt.item.dataset.tile;
-          evt.item.remove();
-          var kind = spot.dataset.drop;
-          play(kind, { tile: code });
+          evt.from.appendChild(evt.item);
+          play(spot.dataset.drop, { tile: code });
         },
       }));
     });
   }
 
-  function sortRack(how) {
+  function sortRack(how, button) {
     var area = rackArea();
     if (!area) return;
+    if (how === "melds") { // assisted tables: the server's solver sorted the rack already
+      placeLayout(area, JSON.parse(button.dataset.layout));
+      return;
+    }
     var okeyTile = document.querySelector(".centre .tile-wild");
     var okey = okeyTile ? okeyTile.dataset.tile : null;
     var codes = rackTiles().map(function (t) { return t.dataset.tile; });
@@ -146,6 +166,11 @@
       g.forEach(function (c) { lay.push(c); });
     });
     if (lay.length > slots.length) lay = codes; // too many gaps: no gaps at all
+    placeLayout(area, lay);
+  }
+
+  function placeLayout(area, lay) {
+    var slots = area.querySelectorAll(".rack .slot");
     var tiles = {};
     rackTiles().forEach(function (t) {
       (tiles[t.dataset.tile] = tiles[t.dataset.tile] || []).push(t);
@@ -191,12 +216,14 @@
     var lay = layout();
     if (lay && (kind === "finish" || kind === "open" || kind === "lay")) move.layout = lay;
     showError("");
+    var id = newMoveId();
+    pending = { id: id, version: version() };
     send({
       type: "move",
       hand: hand,
       move: move,
-      expected_version: version(),
-      client_move_id: newMoveId(),
+      expected_version: pending.version,
+      client_move_id: id,
     });
   }
 
@@ -218,6 +245,16 @@
         if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
         play(kind, { tile: picked[0], meld: parseInt(button.dataset.meld, 10) });
         break;
+      case "feed": // assisted: one tap feeds (or swaps) the named rack tile onto this meld
+        play(button.dataset.do, { tile: button.dataset.feed, meld: parseInt(button.dataset.meld, 10) });
+        break;
+      case "open-suggested": { // assisted: the opening the solver found, as a ready move
+        var suggested = JSON.parse(button.dataset.open);
+        var fields = {};
+        Object.keys(suggested).forEach(function (k) { if (k !== "do") fields[k] = suggested[k]; });
+        play(suggested["do"], fields);
+        break;
+      }
       case "ready":
         send({ type: "ready" });
         break;
@@ -234,7 +271,7 @@
     var tile = event.target.closest(".rack .tile");
     if (tile) { toggle(tile); return; }
     var sorter = event.target.closest("[data-sort]");
-    if (sorter) { sortRack(sorter.dataset.sort); return; }
+    if (sorter) { sortRack(sorter.dataset.sort, sorter); return; }
     var button = event.target.closest("#table-live [data-action]");
     if (button && !button.disabled) { act(button.dataset.action, button); }
   });
@@ -284,14 +321,37 @@
     socket.sendImmediately(JSON.stringify({ type: "refresh" }));
   });
 
+  // A move sent over HTTP (no socket) that never arrived, or was refused as a whole.
+  document.addEventListener("htmx:sendError", function () {
+    if (!pending) return;
+    pending = null;
+    showError(gettext("You are offline: the move was not sent."), "offline");
+  });
+  document.addEventListener("htmx:responseError", function (event) {
+    if (!pending) return;
+    pending = null;
+    var xhr = event.detail && event.detail.xhr;
+    var box = document.createElement("div");
+    box.innerHTML = xhr ? xhr.responseText : "";
+    var refusal = box.querySelector("#move-error");
+    showError(refusal ? refusal.textContent : gettext("The move could not be sent."), "refused");
+  });
+
   document.addEventListener("htmx:wsClose", function (event) {
-    if (event.target.id === "table-socket") socket = null;
+    if (event.target.id !== "table-socket") return;
+    socket = null;
+    if (pending) {
+      pending = null;
+      showError(gettext("The connection dropped before your move was confirmed: it may not have been played. The table will refresh when the connection is back."), "dropped");
+    }
   });
 
   document.addEventListener("htmx:wsAfterMessage", function (event) {
     var message = event.detail && event.detail.message;
     if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) setupRack();
+    if (typeof message === "string" && message.indexOf('id="move-error"') >= 0) pending = null;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
+      if (pending && version() > pending.version) pending = null;
       setupRack();
       document.body.dispatchEvent(new CustomEvent("table-changed"));
     }
@@ -307,7 +367,8 @@
       bar.style.setProperty("--remaining", Math.min(1, left / total).toFixed(3));
       bar.classList.toggle("low", left < 5);
       var label = bar.querySelector(".countdown-label");
-      if (label) label.textContent = Math.ceil(left) + " s";
+      // Translators: the seconds left on the move timer, e.g. "12 s".
+      if (label) label.textContent = gettext("%s s").replace("%s", Math.ceil(left));
     });
   }
 

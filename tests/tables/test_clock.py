@@ -237,6 +237,25 @@ def test_it_goes_on_when_one_hand_is_broken(caplog: pytest.LogCaptureFixture) ->
     assert broken_hand.pk not in clock.due_hands(timezone.now())
 
 
+def test_it_lets_a_hand_go_quietly_when_it_is_deleted_mid_turn(
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A table removed while the clock plays its bot (the admin, a test's cleanup): no error."""
+    table = bot_table("duz", level="greedy")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(82)).hands.get()
+    real_play_turn = clock.play_turn
+
+    def delete_then_play(hand_id: int, *args: object, **kwargs: object) -> int:
+        Hand.objects.filter(pk=hand_id).delete()
+        return real_play_turn(hand_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(clock, "play_turn", delete_then_play)
+    with caplog.at_level("INFO", logger="games.clock"):
+        assert clock.tick() == 0
+    assert not [r for r in caplog.records if r.levelname == "ERROR"]
+    assert any(f"hand {hand.pk} is gone" in r.getMessage() for r in caplog.records)
+
+
 def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
     table, users = user_table("duz")
     connect(table, users)

@@ -81,3 +81,15 @@ def test_it_shows_table_melds_and_discards_to_everyone() -> None:
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert "data-meld=" in page and "discard-spot" in page
     assert 'aria-label="Your rack"' not in page and 'data-action="discard"' not in page
+    # Who opened, and with how much (from the move log's open events).
+    opener = next(s for s, kind in enumerate(hand.state["opened"]) if kind)
+    event = next(
+        e for m in hand.moves.filter(action__do="open") for e in m.events if e["type"] == "open"
+    )
+    assert event["seat"] == opener
+    shown = (
+        f"opened with {event['pairs']} pairs"
+        if event["with"] == "pairs"
+        else (f"opened with {event['total']}")
+    )
+    assert shown in page

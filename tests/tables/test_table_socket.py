@@ -195,3 +195,26 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> Non
         finally:
             await ws.disconnect()
             await live.stop()
+
+
+async def test_it_closes_quietly_when_its_table_is_deleted() -> None:
+    """A table removed while someone watches (the admin): the socket closes, no error."""
+
+    def setup() -> tuple[int, str]:
+        table, users = user_table("duz")
+        services.start_match(table, by=services.SYSTEM, seed=seed_of(44))
+        return table.pk, cookie_for(users[1])
+
+    table_id, cookie = await database_sync_to_async(setup)()
+    ws = socket(table_id, cookie)
+    try:
+        assert (await ws.connect(timeout=5))[0]
+        await ws.receive_from(timeout=5)
+        await database_sync_to_async(Table.objects.filter(pk=table_id).delete)()
+        await ws.send_json_to({"type": "refresh"})
+        closed = await ws.receive_output(timeout=5)
+        while closed["type"] != "websocket.close":
+            closed = await ws.receive_output(timeout=5)
+        assert closed["code"] == 4404
+    finally:
+        await ws.disconnect()

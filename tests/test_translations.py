@@ -1,0 +1,214 @@
+"""The site speaks Turkish: the catalogues under locale/ are complete (no untranslated or fuzzy
+entry), and the table page and the scripts' catalogue (/jsi18n/) come out in Turkish.
+
+The compiled .mo files are build output (the Makefile makes them with msgfmt); the page tests
+compile the committed .po files themselves into a temporary LOCALE_PATHS when msgfmt is
+installed, so they never read a stale catalogue.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.test import Client
+from django.urls import reverse
+
+from games import engine, services
+from tests.tables.helpers import seed_of, user_table
+
+ROOT = Path(__file__).resolve().parent.parent
+LOCALE = ROOT / "locale"
+CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
+TABLE_JS = ROOT / "static" / "js" / "table.js"
+
+
+# ------------------------------------------------------------------------------- .po files
+def _unquote(line: str) -> str:
+    text = line.strip()
+    assert text.startswith('"') and text.endswith('"'), line
+    return json.loads(text)  # a PO string is a C string; JSON reads the escapes it uses
+
+
+def po_entries(path: Path) -> list[dict[str, Any]]:
+    """The entries of a .po file (gettext's tools separate them by blank lines): ``msgctxt``,
+    ``msgid``, ``msgid_plural``, ``msgstr`` (a list, one string per plural form), ``flags``
+    and ``line``. Obsolete entries (``#~``) are left out."""
+    entries: list[dict[str, Any]] = []
+    lines = path.read_text(encoding="utf-8").splitlines()
+    block: list[tuple[int, str]] = []
+    for number, line in [*enumerate(lines, 1), (len(lines) + 1, "")]:
+        if line.strip():
+            if not line.startswith("#~"):
+                block.append((number, line))
+            continue
+        entry: dict[str, Any] = {"flags": set(), "msgstr": []}
+        field = ""
+        for n, text in block:
+            entry.setdefault("line", n)
+            if text.startswith("#,"):
+                entry["flags"] |= {f.strip() for f in text[2:].split(",")}
+            elif text.startswith("#"):
+                continue
+            elif text.startswith('"'):
+                assert field, f"{path}:{n}: a string outside a field"
+                if field.startswith("msgstr"):
+                    entry["msgstr"][-1] += _unquote(text)
+                else:
+                    entry[field] += _unquote(text)
+            else:
+                field, _, rest = text.partition(" ")
+                if field.startswith("msgstr"):
+                    entry["msgstr"].append(_unquote(rest))
+                else:
+                    assert field in ("msgctxt", "msgid", "msgid_plural"), f"{path}:{n}: {text}"
+                    entry[field] = _unquote(rest)
+        if "msgid" in entry:
+            entries.append(entry)
+        block = []
+    return entries
+
+
+PLACEHOLDER = re.compile(r"%\(\w+\)[-+ #0]*\d*(?:\.\d+)?[sdif]|%[sd]|\{\{\s*\w+\s*\}\}")
+
+
+def test_there_are_turkish_catalogues_for_the_pages_and_the_scripts() -> None:
+    names = {p.relative_to(LOCALE).as_posix() for p in CATALOGUES}
+    assert {"tr/LC_MESSAGES/django.po", "tr/LC_MESSAGES/djangojs.po"} <= names
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_every_entry_is_translated_and_none_is_fuzzy(po: Path) -> None:
+    entries = po_entries(po)
+    header = [e for e in entries if e["msgid"] == "" and "msgctxt" not in e]
+    assert header and "fuzzy" not in header[0]["flags"], f"{po}: the header is fuzzy"
+    problems = []
+    for e in entries:
+        if e is header[0]:
+            continue
+        where = f"{po.relative_to(ROOT)}:{e['line']}: {e['msgid'][:60]!r}"
+        if "fuzzy" in e["flags"]:
+            problems.append(f"{where} is fuzzy")
+        elif not e["msgstr"] or any(s == "" for s in e["msgstr"]):
+            problems.append(f"{where} is not translated")
+        elif sorted(PLACEHOLDER.findall(e["msgid"])) != sorted(PLACEHOLDER.findall(e["msgstr"][0])):
+            problems.append(f"{where} does not keep its placeholders")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("po", CATALOGUES, ids=lambda p: p.relative_to(LOCALE).as_posix())
+def test_msgfmt_finds_nothing_untranslated_or_fuzzy(po: Path) -> None:
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:
+        pytest.skip("msgfmt (GNU gettext) is not installed; the parse above still checks")
+    run = subprocess.run(
+        [msgfmt, "--check", "--statistics", "-o", "/dev/null", str(po)],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={"LC_ALL": "C", "PATH": "/usr/bin:/bin"},
+    )
+    assert run.returncode == 0, run.stderr
+    assert "untranslated" not in run.stderr and "fuzzy" not in run.stderr, run.stderr
+
+
+def test_every_string_of_the_table_script_is_in_its_catalogue() -> None:
+    """makemessages -d djangojs has been run since the last gettext("...") was added."""
+    literals = set(re.findall(r'gettext\("((?:[^"\\]|\\.)+)"\)', TABLE_JS.read_text()))
+    assert literals, "table.js marks no strings?"
+    msgids = {e["msgid"] for e in po_entries(LOCALE / "tr" / "LC_MESSAGES" / "djangojs.po")}
+    missing = {json.loads(f'"{s}"') for s in literals} - msgids
+    assert not missing, f"run makemessages -d djangojs: {sorted(missing)}"
+
+
+# ------------------------------------------------------------------------------- pages
+@pytest.fixture
+def compiled(settings: Any, tmp_path: Path) -> None:
+    """The committed catalogues, compiled now into a temporary LOCALE_PATHS (Django drops its
+    translation caches when LOCALE_PATHS changes). Without msgfmt the compiled files in
+    locale/ are used, and the test skips when there are none."""
+    msgfmt = shutil.which("msgfmt")
+    if msgfmt is None:
+        if not all(po.with_suffix(".mo").exists() for po in CATALOGUES):
+            pytest.skip("msgfmt is missing and the catalogues are not compiled")
+        return
+    for po in CATALOGUES:
+        mo = tmp_path / po.relative_to(LOCALE).with_suffix(".mo")
+        mo.parent.mkdir(parents=True, exist_ok=True)
+        subprocess.run([msgfmt, "--check", "-o", str(mo), str(po)], check=True)
+    settings.LOCALE_PATHS = [tmp_path]
+
+
+def turkish_client(user: Any = None) -> Client:
+    client = Client()
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+@pytest.mark.django_db
+def test_the_table_page_speaks_turkish(compiled: None) -> None:
+    table, users = user_table("okey51")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(71)).hands.get()
+    starter = hand.starter
+    tile = engine.format_tile(hand.engine_hand().racks[starter][0])
+    services.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+    player = users[(starter + 1) % 4]  # on turn now: the move buttons are live
+
+    page = turkish_client(player).get(reverse("table", args=[table.pk])).content.decode()
+
+    assert '<html lang="tr">' in page
+    for turkish in (
+        "Kurallar",  # the rules link
+        "Gösterge",  # the indicator
+        "Deste",  # the pile
+        "Desteden çek",
+        "Atılan taşı al",
+        "Seçili taşı at",
+        "Seçili taşlarla el aç",
+        "Serilere göre diz",
+        "hamle başına 30 sn",
+        f"{tile} taşını attı.",  # the event log (games/messages.py)
+    ):
+        assert turkish in page, turkish
+    for english in ("Take the discard", "Discard the selected tile", "Sort by runs", "Indicator"):
+        assert english not in page, english
+    # Tile labels are in words, in Turkish.
+    assert re.search(r'aria-label="(kırmızı|sarı|mavi|siyah) \d+"', page)
+
+    english = Client().get(reverse("table", args=[table.pk])).content.decode()
+    assert "Take the discard" in english or "Draw from the pile" in english
+
+
+@pytest.mark.django_db
+def test_the_scripts_catalogue_is_loaded_before_the_table_script(compiled: None) -> None:
+    table, _users = user_table("duz")
+    page = turkish_client().get(reverse("table", args=[table.pk])).content.decode()
+    catalogue = f'src="{reverse("javascript-catalog")}"'
+    assert catalogue in page
+    assert page.index(catalogue) < page.index("js/table.js")
+
+
+@pytest.mark.django_db
+def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
+    url = reverse("javascript-catalog")
+    assert url == "/jsi18n/"
+    response = turkish_client().get(url)
+    assert response.status_code == 200
+    assert "javascript" in response["Content-Type"]
+    body = response.content.decode()
+    # The catalogue is JSON inside the script (non-ASCII letters as \\u escapes).
+    assert json.dumps("Select one tile first.") + ": " + json.dumps("Önce bir taş seç.") in body
+    assert '"%s s": "%s sn"' in body
+    # Only the site's own strings: not the admin's.
+    assert "January" not in body
+
+    english = Client(headers={"accept-language": "en"}).get(url).content.decode()
+    assert "Önce bir taş seç." not in english and json.dumps("Önce bir taş seç.") not in english
