@@ -5,8 +5,9 @@ Frames out are HTML for the htmx ws extension, swapped by element id (out-of-ban
 ``#table-live`` after every change, ``#rack-area`` only when the viewer's rack tiles change
 (so their arrangement and selection survive other seats' moves), and ``#move-error`` to the
 mover alone when a move is refused. Each is rendered from ``selectors.table_context`` for this
-viewer, in their language; a fragment is rendered once per distinct view (seat, language,
-table state) in a process, however many sockets show it.
+viewer, in their language. A seat's two fragments come from one read of the table, so the
+rack always matches the board sent with it; the spectators' fragment is rendered once per
+table state and language in a process, however many spectators watch.
 
 Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
 "client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
@@ -82,7 +83,6 @@ class TableConsumer(AsyncWebsocketConsumer):
     position: int | None = None
     invite: str | None = None
     language: str = "en"
-    sent: Any = None
     sent_rack: Any = None
 
     # ------------------------------------------------------------------ connection
@@ -140,7 +140,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         kind = data.get("type")
         await aclose_old_connections()
         if kind == "refresh":
-            self.sent_rack = None
+            # The table as it is now; the rack only if it changed since this socket sent it
+            # (a fresh socket has sent it on connect), so a selection on screen survives.
             await self._send_table()
         elif kind == "move":
             await self._move(data)
@@ -215,12 +216,11 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def _send_table(self) -> None:
         await aclose_old_connections()
         try:
-            signature, live, rack, rack_key = await database_sync_to_async(self._render)()
+            _state, live, rack, rack_key = await database_sync_to_async(self._render)()
         except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
             # The table (or its hand) was deleted, or this viewer may no longer see it.
             await self.close(code=4404)
             return
-        self.sent = signature
         if rack is not None and rack_key != self.sent_rack:
             self.sent_rack = rack_key
             live += rack
@@ -251,33 +251,32 @@ class TableConsumer(AsyncWebsocketConsumer):
         return hand, seats, status, match and (match[0], match[1], tuple(match[2]), match[3])
 
     def _render(self) -> tuple[Any, str, str | None, Any]:
-        """The live fragment (cached per distinct view) and, for a seat, its rack fragment
-        (never cached: it shows the player's own arrangement)."""
-        signature = self._signature()
-        key = ("live", self.table_id, signature, self.position, self.language)
-        live = _cached(key)
-        rack = None
-        if live is None or self.position is not None:
-            with translation.override(self.language):
-                context = selectors.table_context(
-                    self.table_id, self.scope.get("user"), self.invite
-                )
-                if live is None:
-                    live = render_to_string("games/table.html#live", context)
-                    _remember(key, live)
-                if self.position is not None:
-                    rack = render_to_string("games/table.html#rack", context)
-        hand = signature[0]
-        rack_key = None
-        if self.position is not None and hand is not None:
-            rack_key = (hand[0], self._rack_tiles(hand[0]))
-        return signature, live, rack, rack_key
+        """The live fragment and, for a seat, its rack fragment.
 
-    def _rack_tiles(self, hand_id: int) -> tuple[str, ...]:
-        h = Hand.objects.only("state", "status").get(pk=hand_id)
-        if h.status != Hand.Status.PLAYING or self.position is None:
-            return ()
-        return tuple(sorted(h.view_for(self.position)["rack"]))
+        A seat's fragments are rendered together from one read of the table (so the rack, and
+        whether it changed, match the board sent with it); a spectator's live fragment is
+        cached per table state and language, since every spectator sees the same one."""
+        if self.position is None:
+            signature = self._signature()
+            key = ("live", self.table_id, signature, self.language)
+            live = _cached(key)
+            if live is None:
+                with translation.override(self.language):
+                    context = selectors.table_context(
+                        self.table_id, self.scope.get("user"), self.invite
+                    )
+                    live = render_to_string("games/table.html#live", context)
+                _remember(key, live)
+            return signature, live, None, None
+        with translation.override(self.language):
+            context = selectors.table_context(self.table_id, self.scope.get("user"), self.invite)
+            live = render_to_string("games/table.html#live", context)
+            rack = render_to_string("games/table.html#rack", context)
+        hand, view = context["hand"], context["view"]
+        rack_key = None
+        if hand is not None:
+            rack_key = (hand["id"], tuple(sorted(view["rack"])) if view is not None else ())
+        return (context["version"], rack_key), live, rack, rack_key
 
     # Group messages from games.services (sent after commit): re-render from the database.
     async def hand_moved(self, event: dict[str, Any]) -> None:

@@ -40,7 +40,22 @@ def signed_in_page(browser: Any, server: Any, user: Any, viewport: dict[str, int
     )
     page = context.new_page()
     watch_errors(page)
+    page.add_init_script(FRAME_LOG)
     return page
+
+
+# What each frame from the table socket carried, for failure messages.
+FRAME_LOG = """
+window.__okeyFrames = [];
+document.addEventListener("htmx:wsBeforeMessage", (e) => {
+  const m = String(e.detail.message);
+  const v = /data-version="(\\d+)"/.exec(m);
+  window.__okeyFrames.push((v ? v[1] : "-") + (m.includes('id="rack-area"') ? "+rack" : "")
+    + (m.includes('id="move-error"') ? "+error" : ""));
+});
+document.addEventListener("htmx:wsOpen", () => window.__okeyFrames.push("open"));
+document.addEventListener("htmx:wsClose", () => window.__okeyFrames.push("close"));
+"""
 
 
 def watch_errors(page: Any) -> None:
@@ -89,6 +104,11 @@ def rack_layout(page: Any) -> list[str | None]:
 
 def rack_tiles(page: Any) -> list[str]:
     return [t for t in rack_layout(page) if t is not None]
+
+
+def frames(page: Any) -> list[str]:
+    """The last frames the table socket brought (see FRAME_LOG)."""
+    return list(page.evaluate("() => (window.__okeyFrames || []).slice(-12)"))
 
 
 def error_text(page: Any) -> str:
@@ -228,9 +248,18 @@ def simple_turn(page: Any) -> bool:
     if s["phase"] == "draw":
         click_action(page, "draw")
     else:
-        page.locator("#rack-area .tile").first.click()
+        select(page, [next(i for i, t in enumerate(rack_layout(page)) if t)])
+        pressed = page.locator('#rack-area .tile[aria-pressed="true"]').count()
+        assert pressed == 1, f"{pressed} tiles selected, frames {frames(page)}"
         click_action(page, "discard")
-    wait_version(page, before + 1)
+    try:
+        wait_version(page, before + 1)
+    except Exception as exc:
+        raise AssertionError(
+            f"the {s['phase']} at version {before} did not land: {state(page)}, "
+            f"error {error_text(page)!r}, console {page.okey_console[-5:]}, "
+            f"frames {frames(page)}"
+        ) from exc
     return True
 
 

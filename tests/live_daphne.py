@@ -97,6 +97,8 @@ class DaphneServer:
             CLOCK_INTERVAL_SECONDS="0.05",
             # The scoreboard stays up between hands until the players press "ready".
             NEXT_HAND_PAUSE_SECONDS="120",
+            # Tests that leave seats without a page open must not see a bot take them over.
+            AWAY_GRACE_SECONDS="300",
         )
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         with self.log_path.open("wb") as log:

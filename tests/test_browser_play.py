@@ -64,8 +64,15 @@ def replay(pages: list[Any], moves: list[tuple[int, dict[str, Any]]], check: eng
         if move["do"] == "finish":
             finish_groups = finishing_groups(check, seat, move["tile"])
         ui.play_move(page, move, finish_groups)
-        for p in pages:
-            ui.wait_version(p, number)
+        for i, p in enumerate(pages):
+            try:
+                ui.wait_version(p, number)
+            except Exception as exc:
+                raise AssertionError(
+                    f"move {number} {move} by seat {seat}: seat {i} shows {ui.state(p)}, "
+                    f"mover's error {ui.error_text(page)!r}, frames {ui.frames(p)}, "
+                    f"mover's frames {ui.frames(page)}"
+                ) from exc
         assert ui.error_text(page) == "", (number, move)
         assert check.play(seat, move).ok
         if not check.public_view()["over"]:

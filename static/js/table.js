@@ -346,9 +346,47 @@
     }
   });
 
+  // A new rack fragment replaces the tiles. When it holds the same tiles (a reconnect, the
+  // server's copy of the arrangement), the player's selection is kept; after a move changed
+  // the rack (a draw, a discard, an opening) the selection is over.
+  var keptSelection = null;
+  var keptTiles = null;
+
+  function tileCodes() {
+    return rackTiles().map(function (t) { return t.dataset.tile; }).sort().join(" ");
+  }
+
+  document.addEventListener("htmx:wsBeforeMessage", function (event) {
+    var message = event.detail && event.detail.message;
+    if (typeof message !== "string" || message.indexOf('id="rack-area"') < 0) return;
+    var area = rackArea();
+    if (!area) return;
+    keptSelection = [];
+    keptTiles = tileCodes();
+    area.querySelectorAll(".rack .slot").forEach(function (slot, i) {
+      var tile = slot.querySelector('.tile[aria-pressed="true"]');
+      if (tile) keptSelection.push({ slot: i, code: tile.dataset.tile });
+    });
+  });
+
+  function restoreSelection() {
+    var area = rackArea();
+    if (!keptSelection || !area) return;
+    if (tileCodes() !== keptTiles) { keptSelection = null; return; }
+    var slots = area.querySelectorAll(".rack .slot");
+    keptSelection.forEach(function (kept) {
+      var tile = slots[kept.slot] && slots[kept.slot].querySelector(".tile");
+      if (tile && tile.dataset.tile === kept.code) toggle(tile, true);
+    });
+    keptSelection = null;
+  }
+
   document.addEventListener("htmx:wsAfterMessage", function (event) {
     var message = event.detail && event.detail.message;
-    if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) setupRack();
+    if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) {
+      restoreSelection();
+      setupRack();
+    }
     if (typeof message === "string" && message.indexOf('id="move-error"') >= 0) pending = null;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
       if (pending && version() > pending.version) pending = null;
