@@ -13,6 +13,7 @@ from django.utils.translation import gettext
 
 from games import engine, messages, policy
 from games.engine import layout as rack_layout
+from games.engine import solver
 from games.models import Hand, Match, Participant, Presence, Seat, Table
 
 
@@ -139,7 +140,7 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "scores": scores,
         "team_scores": _team_scores(scores) if scores and table.options.get("partners") else None,
         "log": _log(hand, names, me) if hand is not None else [],
-        "result": _result(public, names) if public is not None and public["over"] else None,
+        "result": _result(public, names, hand) if public is not None and public["over"] else None,
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
     }
@@ -260,9 +261,31 @@ def _log(hand: Hand, names: list[str], viewer: int | None, last: int = 10) -> li
     return lines[-last:]
 
 
-def _result(public: dict[str, Any], names: list[str]) -> dict[str, Any]:
+def _finishing_groups(hand: Hand, public: dict[str, Any]) -> list[list[str]]:
+    """A closed-variant finisher's rack laid out in its groups: the groups their finish named
+    (the rack as arranged), else the solver's grouping of the revealed rack."""
+    r = public["result"]
+    seat = r.get("finisher")
+    if r["ending"] != "finish" or seat is None or not public["revealed"]:
+        return []
+    if public["variant"] not in ("classic", "duz"):
+        return []  # open variants finish with their melds on the table
+    finish = hand.moves.filter(action__do="finish").values_list("action", flat=True).first()
+    if finish and isinstance(finish.get("groups"), list):
+        return [list(g) for g in finish["groups"]]
+    tiles = [engine.parse_tile(t) for t in public["revealed"][seat]]
+    okey = engine.parse_tile(public["okey"])
+    wrap = bool(public["options"].get("wrap_13_1", True))
+    melds = solver.arrange(tiles, okey, wrap)
+    if melds is None:
+        return []  # seven pairs, or a colour finish: shown as the plain rack
+    return [[engine.format_tile(t) for t in m.tiles] for m in melds]
+
+
+def _result(public: dict[str, Any], names: list[str], hand: Hand) -> dict[str, Any]:
     r = public["result"]
     return {
+        "finishing_groups": _finishing_groups(hand, public),
         "ending": r["ending"],
         "finisher": r.get("finisher"),
         "finisher_name": messages.seat_name(names, r.get("finisher")),

@@ -147,9 +147,15 @@ def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
         ui.wait_version(p, len(moves))
 
     check_the_end(pages, eng, users)
-    # The server finished with the groups as arranged on the rack (no solver needed).
+    # The server finished with the groups as arranged on the rack (no solver needed), and
+    # the scoreboard lays the finisher's rack out in those groups.
     finish = Move.objects.get(hand=hand, action__do="finish")
     assert finish.action["groups"] == groups
+    shown = page.locator(f'[data-hand-over] .revealed-rack[data-seat="{last_seat}"] [data-group]')
+    assert [
+        shown.nth(i).locator(".tile").evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        for i in range(shown.count())
+    ] == groups
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
