@@ -281,3 +281,50 @@ def test_the_table_fits_a_phone_and_a_desktop(
         )
         assert min(w for _, _, w, _ in boxes) >= 20 and min(h for *_, h in boxes) >= 32
         page.context.close()
+
+
+# Keeps every WebSocket the page opens, and can swallow what the page sends (a message lost
+# on a dying connection).
+SOCKET_TAP = """
+window.__okeySockets = [];
+window.__okeySwallow = false;
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new NativeWebSocket(...args);
+  window.__okeySockets.push(ws);
+  const send = ws.send.bind(ws);
+  ws.send = (data) => { if (!window.__okeySwallow) send(data); };
+  return ws;
+};
+Object.assign(window.WebSocket, NativeWebSocket);
+window.WebSocket.prototype = NativeWebSocket.prototype;
+"""
+
+
+def test_a_move_lost_with_the_connection_is_reported_and_never_played_late(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("duz", seed_of(12))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    page.add_init_script(SOCKET_TAP)
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["phase"] == "discard"  # seat 0 starts with 15 tiles
+
+    # The discard leaves the page but never reaches the server; then the connection drops.
+    page.evaluate("() => { window.__okeySwallow = true; }")
+    ui.select(page, [0])
+    ui.click_action(page, "discard")
+    page.evaluate("() => { window.__okeySwallow = false; window.__okeySockets.at(-1).close(); }")
+    page.wait_for_function(
+        "() => document.querySelector('#move-error').textContent.includes('connection dropped')",
+        timeout=10_000,
+    )
+    # The move was never played, and nothing plays it late: the page, opened again, shows
+    # the table as it is, and the player moves on from there.
+    page.wait_for_timeout(500)
+    assert Hand.objects.get(pk=hand.pk).version == 0
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["version"] == "0"
+    assert ui.simple_turn(page)
+    assert Hand.objects.get(pk=hand.pk).version == 1
+    assert page.okey_errors == []
