@@ -4,6 +4,7 @@
     .venv/bin/python bench/render.py --requests 500       # more samples
     .venv/bin/python bench/render.py --debug              # with DEBUG on, as `make run` serves
     .venv/bin/python bench/render.py --profile            # also cProfile the page, top costs
+    .venv/bin/python bench/render.py --keep-connections   # what a connection per request costs
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/okey .venv/bin/python bench/render.py
 
 What it measures, in this process, for a seated player at a table mid-hand (the player's turn,
@@ -17,18 +18,22 @@ after a fixed number of moves from a fixed seed, so that runs compare):
   (``TableConsumer._render``: the fragments for this seat, ``#live`` and ``#rack``, and what
   it needs to decide whether the rack changed); a fragment cache, if any, is emptied before
   each call so that every call renders;
-- and, to see where the time goes: **context**, ``selectors.table_context`` alone, and **one
+- and, to see where the time goes: **context**, ``selectors.table_context`` alone; **one
   tile**, ``games/_tile.html`` rendered once (the page draws every tile with it: the script
-  prints how many tiles the page has).
+  prints how many tiles the page has); **connect**, opening the database connection, which every
+  request does (``CONN_MAX_AGE = 0``).
 
-Each is timed with ``time.perf_counter`` over ``--requests`` calls after ``--warmup`` calls;
+Each is timed with ``time.perf_counter`` over ``--requests`` calls after ``--warmup`` calls,
+taking turns (one call of each, then the next round), so that they share the machine's noise;
 the script prints the median, p95 and max in ms and the SQL queries of one call
 (``CaptureQueriesContext``, outside the timed calls).
 
 The database is throwaway: a temporary SQLite file (migrated here, deleted at the end), or, when
 ``DATABASE_URL`` names PostgreSQL, a new database ``bench_render_<pid>`` on that server,
 created and dropped by Django's test-database machinery (the named database is not touched).
-DEBUG is off unless ``--debug`` (DEBUG keeps a log of every query, which costs time).
+DEBUG is off unless ``--debug`` (DEBUG keeps a log of every query, which costs time). The site
+runs with ``CONN_MAX_AGE = 0`` (a new database connection per request, docs/ARCHITECTURE.md);
+``--keep-connections`` keeps one open instead, to show what that costs.
 """
 
 from __future__ import annotations
@@ -158,14 +163,16 @@ def ms(x: float) -> str:
     return f"{x:.2f}" if x < 1 else f"{x:.1f}"
 
 
-def timed(fn: Callable[[], Any], warmup: int, n: int) -> list[float]:
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1000)
+def interleaved(fns: dict[str, Callable[[], Any]], warmup: int, n: int) -> dict[str, list[float]]:
+    """The times in ms of each of ``fns``, called in turn ``n`` times after ``warmup`` untimed
+    rounds: taking turns, the things compared share whatever else the machine is doing."""
+    times: dict[str, list[float]] = {name: [] for name in fns}
+    for round_ in range(warmup + n):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            if round_ >= warmup:
+                times[name].append((time.perf_counter() - start) * 1000)
     return times
 
 
@@ -193,6 +200,7 @@ def profile(fn: Callable[[], Any], n: int, top: int) -> str:
 
 def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
     """The things timed, as calls without arguments."""
+    from django.db import connection
     from django.template.loader import render_to_string
     from django.test import Client
     from django.utils import translation
@@ -232,12 +240,17 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
         with translation.override("en"):
             render_to_string("games/_tile.html", {"tile": "R5", "okey": "B7", "selectable": True})
 
+    def connect() -> None:
+        connection.close()
+        connection.ensure_connection()
+
     return {
         "page": page,
         "live fragment": live,
         "socket frame": frame,
         "context": context,
         "one tile": tile,
+        "connect": connect,
     }
 
 
@@ -250,16 +263,24 @@ def main() -> int:
     parser.add_argument("--debug", action="store_true", help="DEBUG on, as `make run`")
     parser.add_argument("--profile", action="store_true", help="cProfile the page requests")
     parser.add_argument("--queries", action="store_true", help="print every query of a page")
+    parser.add_argument(
+        "--keep-connections", action="store_true", help="CONN_MAX_AGE=None instead of 0"
+    )
     args = parser.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="okey-bench-render-"))
     try:
         database = configure(args.debug, tmp)
+        if args.keep_connections:
+            from django.db import connection
+
+            connection.settings_dict["CONN_MAX_AGE"] = None
         debug = "on" if args.debug else "off"
-        print(f"# {database}; DEBUG {debug}; Python {platform.python_version()}")
+        age = "None" if args.keep_connections else "0"
+        print(f"# {database}; DEBUG {debug}; CONN_MAX_AGE {age}")
         load = "/".join(f"{x:.1f}" for x in os.getloadavg())
         machine = f"{os.cpu_count()} CPUs, {platform.machine()}, Linux {platform.release()}"
-        print(f"# {machine}, load {load}")
+        print(f"# {machine}, load {load}; Python {platform.python_version()}")
         print(f"# code at {code_version()}")
         print(f"# {args.requests} timed calls after {args.warmup}, times in ms")
         print()
@@ -268,16 +289,17 @@ def main() -> int:
         medians = []
         for variant in args.variants.split(","):
             user, table_id = mid_hand(variant, args.moves)
-            for what, fn in subjects(user, table_id).items():
-                sql = queries_of(fn)
-                times = timed(fn, args.warmup, args.requests)
+            fns = subjects(user, table_id)
+            sql = {what: queries_of(fn) for what, fn in fns.items()}
+            measured = interleaved(fns, args.warmup, args.requests)
+            for what, times in measured.items():
                 median = statistics.median(times)
                 if what == "page":
                     medians.append(median)
                 figures = " | ".join(ms(x) for x in (median, percentile(times, 95), max(times)))
-                print(f"| `{variant}` | {what} | {figures} | {len(sql)} |")
+                print(f"| `{variant}` | {what} | {figures} | {len(sql[what])} |")
                 if args.queries and what == "page":
-                    print("\n".join(f"    {q}" for q in sql))
+                    print("\n".join(f"    {q}" for q in sql[what]))
             tiles = subjects(user, table_id)["page"]().count('class="tile ')
             print(f"| `{variant}` | tiles on the page | {tiles} | | | |")
             if args.profile:
