@@ -76,10 +76,12 @@ def _in_thread(fn: Any) -> Any:
     return sync_to_async(call, thread_sensitive=False)
 
 
-def _beat(tables: list[str], lobbies: list[str], online_before: int | None) -> int:
+def _beat(tables: list[str], lobbies: list[str], online_before: int | None) -> int | None:
     from games import lobby, services
 
     services.sockets_alive(tables, lobbies)
+    if not lobbies:
+        return None  # no lobby here to tell; the processes with lobby sockets keep count
     online = lobby.online_count()
     if online_before is not None and online != online_before:
         # Someone's sockets went stale (their server died): the lobbies' count is out of date.

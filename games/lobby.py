@@ -23,6 +23,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from games import messages as game_messages
 from games import policy, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
@@ -42,27 +43,10 @@ MAIN_OPTIONS = (
     "assisted",
 )
 
-# Refusals in the user's language, by their stable code; other codes show the service's text.
-REFUSALS: dict[str, Any] = {
-    "sign_in": _("Sign in first."),
-    "already_seated": _(
-        "You already have a seat at another table. Leave it (or finish its match) first."
-    ),
-    "seat_taken": _("That seat is not free."),
-    "not_host": _("Only the table's host may do that."),
-    "match_in_progress": _("A match is being played at this table."),
-    "table_finished": _("This table has finished."),
-    "seats_not_filled": _("Every seat needs a player or a bot before the match starts."),
-    "not_seated": _("You have no seat at this table."),
-    "no_bot": _("There is no bot on that seat."),
-    "bad_bot": _("There is no bot of that level."),
-    "bad_seat": _("There is no such seat at this table."),
-    "not_invited": _("This table is private: you need its invite."),
-}
-
 
 def refusal(exc: GameError) -> str:
-    return str(REFUSALS.get(exc.code, exc.message))
+    """A refusal in the user's language (``games.messages.REFUSALS``, one table for the site)."""
+    return game_messages.refusal(exc.code, exc.message)
 
 
 def invite_path(table_id: int, token: str) -> str:

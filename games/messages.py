@@ -17,7 +17,7 @@ from games.engine.errors import ALL_ERRORS
 REFUSALS: dict[str, Any] = {
     "bad_move": gettext_lazy("That move is not understood."),
     "bad_tile": gettext_lazy("That is not a tile."),
-    "bad_seat": gettext_lazy("There is no such seat."),
+    "bad_seat": gettext_lazy("There is no such seat at this table."),
     "hand_over": gettext_lazy("The hand is over."),
     "not_your_turn": gettext_lazy("It is not your turn."),
     "not_in_variant": gettext_lazy("This game has no such move."),
@@ -60,6 +60,15 @@ REFUSALS: dict[str, Any] = {
     "match_in_progress": gettext_lazy("A match is being played at this table."),
     "table_finished": gettext_lazy("This table has finished."),
     "seats_not_filled": gettext_lazy("Every seat needs a player or a bot before the match starts."),
+    "sign_in": gettext_lazy("Sign in first."),
+    "already_seated": gettext_lazy(
+        "You already have a seat at another table. Leave it (or finish its match) first."
+    ),
+    "seat_taken": gettext_lazy("That seat is not free."),
+    "not_host": gettext_lazy("Only the table's host may do that."),
+    "no_bot": gettext_lazy("There is no bot on that seat."),
+    "bad_bot": gettext_lazy("There is no bot of that level."),
+    "not_invited": gettext_lazy("This table is private: you need its invite."),
     "player_elsewhere": gettext_lazy(
         "A player of this table now sits at another table: one of the two seats must be left first."
     ),

@@ -8,23 +8,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch
 from django.utils.translation import gettext
 
 from games import engine, messages, policy
 from games.engine import layout as rack_layout
 from games.engine import solver
 from games.models import Hand, Match, Participant, Presence, Seat, Table
-
-
-def public_tables() -> QuerySet[Table]:
-    """Tables anyone may see in the lobby, newest first, with their seats."""
-    return (
-        Table.objects.filter(is_private=False)
-        .exclude(status=Table.Status.FINISHED)
-        .select_related("variant")
-        .prefetch_related(Prefetch("seats", queryset=Seat.objects.select_related("user")))
-    )
 
 
 def table_with_seats(table_id: int) -> Table:

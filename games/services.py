@@ -515,12 +515,6 @@ def _online(user_id: Any, now: Any) -> bool:
     )
 
 
-def lobby_socket_alive(channel_name: str) -> bool:
-    """A lobby socket's heartbeat. False when its row is gone."""
-    rows = LobbyPresence.objects.filter(channel_name=channel_name)
-    return bool(rows.update(seen_at=timezone.now()))
-
-
 def lobby_socket_closed(channel_name: str) -> None:
     row = LobbyPresence.objects.filter(channel_name=channel_name).first()
     if row is None:
@@ -918,11 +912,6 @@ def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -
         s.last_seen = now
         s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
     _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
-
-
-def socket_alive(channel_name: str) -> bool:
-    """A socket's heartbeat: its presence stays fresh. False when its row is gone."""
-    return bool(Presence.objects.filter(channel_name=channel_name).update(seen_at=timezone.now()))
 
 
 def socket_closed(channel_name: str) -> None:

@@ -3,9 +3,9 @@ from django.urls import path
 from . import lobby, rules_pages, views
 
 urlpatterns = [
-    # The lobby (issue 9) answers "/" (it comes first); the "home" name still reverses to "/".
+    # The lobby answers "/"; "home" is the older name of the same page (login redirects).
     path("", lobby.home, name="lobby"),
-    path("", views.home, name="home"),
+    path("", lobby.home, name="home"),
     path("tables/new/", lobby.new_table, name="new_table"),
     path("play-now/", lobby.play_now, name="play_now"),
     path("tables/<int:table_id>/controls/", lobby.table_controls, name="table_controls"),

@@ -11,10 +11,6 @@ from games.errors import GameError, NotAllowed
 from games.models import Seat, Table
 
 
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "games/home.html", {"tables": selectors.public_tables()[:50]})
-
-
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         context = selectors.table_context(table_id, request.user, request.GET.get("invite"))

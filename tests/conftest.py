@@ -136,31 +136,8 @@ def artifacts() -> Path:
 
 @pytest.fixture
 def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A Playwright Browser (Debian's Chromium), for tests that need several contexts (one per
-    player). Without /usr/bin/chromium the test skips loudly, except under CI=true."""
-    if not CHROMIUM.exists():
-        fail_or_skip(
-            f"BROWSER TEST: {CHROMIUM} is missing: browser tests cannot run. "
-            "Install it with `apt-get install chromium` (make test does this as root)."
-        )
-
-    from playwright.sync_api import sync_playwright
-
-    monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # see chromium_page
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
-
-
-@pytest.fixture
-def chromium_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A Playwright page in Debian's Chromium; pair it with ``daphne_live_server`` (WebSockets
-    connect) or pytest-django's ``live_server`` (HTTP only).
+    """A Playwright Browser (Debian's Chromium), for tests with several contexts (one per
+    player); pair it with ``daphne_live_server``, the ASGI server where WebSockets connect.
 
     Without /usr/bin/chromium the test skips loudly, except under CI=true, where it fails.
     """
@@ -181,7 +158,13 @@ def chromium_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
         try:
-            page = browser.new_page()
-            yield page
+            yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture
+def chromium_page(chromium: Any) -> Any:
+    """A Playwright page in Debian's Chromium (see ``chromium``); pair it with
+    ``daphne_live_server``: browser tests run against ASGI, so their WebSockets connect."""
+    return chromium.new_page()

@@ -135,7 +135,7 @@ def test_it_marks_away_a_player_whose_server_died() -> None:
     connect(table, users)
     services.start_match(table, by=services.SYSTEM, seed=seed_of(27))
     seat = Seat.objects.get(table=table, position=1)
-    services.socket_alive(f"test-socket-{seat.pk}")  # a heartbeat while the server lives
+    services.sockets_alive([f"test-socket-{seat.pk}"], [])  # its server's heartbeat
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert page.count(">here<") == 4
     # The server dies: no close, no more heartbeats. Within the freshness window, still here.

@@ -18,7 +18,7 @@ from games.engine import layout as rack_layout
 from games.models import Hand, Participant
 
 from .helpers import connect, seed_of, user_table
-from .test_table_socket import cookie_for, socket, version_of
+from .test_table_socket import cookie_for, drain, socket, version_of
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -33,14 +33,6 @@ def setup_duz(seed: int) -> tuple[int, int, list[Any], list[str]]:
     connect(table, users)
     hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(seed)).hands.get()
     return table.pk, hand.pk, users, [cookie_for(u) for u in users]
-
-
-async def drain(ws: Any, timeout: float = 0.3) -> list[str]:
-    """Every frame that arrives until the socket is quiet for ``timeout`` seconds."""
-    frames = []
-    while not await ws.receive_nothing(timeout=timeout):
-        frames.append(await ws.receive_from(timeout=5))
-    return frames
 
 
 async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack() -> None:

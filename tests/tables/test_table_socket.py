@@ -36,6 +36,14 @@ def cookie_for(user: object) -> str:
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
+async def drain(ws: Any, timeout: float = 0.3) -> list[str]:
+    """Every frame that arrives until the socket is quiet for ``timeout`` seconds."""
+    frames = []
+    while not await ws.receive_nothing(timeout=timeout):
+        frames.append(await ws.receive_from(timeout=5))
+    return frames
+
+
 def version_of(html: str) -> int:
     match = re.search(r'data-version="(\d+)"', html)
     assert match, html
@@ -139,8 +147,7 @@ async def test_an_idle_socket_never_queries_the_database() -> None:
     try:
         assert (await ws.connect(timeout=5))[0]
         assert version_of(await ws.receive_from(timeout=5)) == 0
-        while not await ws.receive_nothing(timeout=0.5):
-            await ws.receive_from()  # the frame for this socket's own presence
+        await drain(ws, 0.5)  # the frame for this socket's own presence
         with QueryCounter() as counter:
             assert await ws.receive_nothing(timeout=3)
         assert counter.statements == []
@@ -173,8 +180,7 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> Non
         try:
             assert (await ws.connect(timeout=5))[0]
             assert version_of(await ws.receive_from(timeout=5)) == 0
-            while not await ws.receive_nothing(timeout=0.3):
-                await ws.receive_from()  # the frame for this socket's own presence
+            await drain(ws)  # the frame for this socket's own presence
             await ws.send_json_to(
                 {
                     "type": "move",
