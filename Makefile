@@ -21,7 +21,7 @@ ifneq ($(strip $(REDIS_URL)),)
 WORKER ?= $(MANAGE) run_clock
 endif
 
-.PHONY: run test install install-dev chromium lint clean
+.PHONY: run test install install-dev chromium lint messages clean
 
 run: export DEBUG ?= true
 run: install
@@ -56,6 +56,14 @@ MO_FILES := $(patsubst %.po,%.mo,$(wildcard locale/*/LC_MESSAGES/django.po local
 install: $(RUN_STAMP) $(NODE_STAMP) $(MO_FILES)
 
 install-dev: $(DEV_STAMP) $(NODE_STAMP) $(MO_FILES)
+
+# After adding or changing a string: refresh the catalogues, translate the new entries in
+# locale/tr/LC_MESSAGES/*.po, and `make test` (tests/test_translations.py fails on a string
+# missing from a catalogue, untranslated or fuzzy).
+MESSAGES_IGNORE := -i node_modules -i .venv -i staticfiles -i tests -i bench -i test-artifacts
+messages: install-dev
+	$(PY) manage.py makemessages -l tr --no-obsolete $(MESSAGES_IGNORE)
+	$(PY) manage.py makemessages -d djangojs -l tr --no-obsolete $(MESSAGES_IGNORE)
 
 %.mo: %.po
 	@if command -v msgfmt >/dev/null 2>&1; then msgfmt --check -o $@ $<; \

@@ -1,7 +1,34 @@
-from django.contrib.auth import login
-from django.contrib.auth.forms import UserCreationForm
+"""Accounts: sign-up, guests (play at once, keep the account later), the profile page, and the
+language switch that remembers a signed-in player's choice."""
+
+from __future__ import annotations
+
+import secrets
+import string
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model, login, update_session_auth_hash
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import Resolver404, resolve, reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+from django.views.i18n import set_language as django_set_language
+
+from accounts import language
+from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
+from accounts.models import Profile, display_name
+from accounts.selectors import recent_matches
+
+GUEST_NAME_CHARACTERS = string.ascii_lowercase + string.digits
+GUEST_NAME_LENGTH = 6
+# Where a new guest is never sent back to: the account pages they came from.
+ACCOUNT_PAGES = {"login", "signup", "guest", "keep_account"}
 
 
 def signup(request: HttpRequest) -> HttpResponse:
@@ -9,11 +36,160 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect("home")
     if request.method == "POST":
-        form = UserCreationForm(request.POST)
+        form = SignupForm(request.POST)
         if form.is_valid():
             user = form.save()
             login(request, user)
             return redirect("home")
     else:
-        form = UserCreationForm()
-    return render(request, "accounts/signup.html", {"form": form})
+        form = SignupForm()
+    return render(
+        request, "accounts/signup.html", {"form": form, "next": _next_url(request, default="")}
+    )
+
+
+# ----------------------------------------------------------------------------- guests
+def _guest_name() -> str:
+    return GUEST_PREFIX + "".join(
+        secrets.choice(GUEST_NAME_CHARACTERS) for _ in range(GUEST_NAME_LENGTH)
+    )
+
+
+def create_guest() -> Any:
+    """A new guest: a generated unique name, no usable password, a guest profile."""
+    User = get_user_model()
+    for _attempt in range(20):
+        name = _guest_name()
+        if User.objects.filter(username=name).exists():
+            continue
+        try:
+            with transaction.atomic():
+                user = User.objects.create_user(name)  # no password: unusable
+                Profile.objects.create(user=user, is_guest=True)
+        except IntegrityError:  # taken in the meantime
+            continue
+        return user
+    raise RuntimeError("no free guest name found")
+
+
+def _next_url(request: HttpRequest, default: str) -> str:
+    """The ``next`` of the request when it is safe (this site) and not an account page."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    if not wanted or not url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return default
+    try:
+        if resolve(wanted.split("?")[0]).url_name in ACCOUNT_PAGES:
+            return default
+    except Resolver404:
+        return default
+    return wanted
+
+
+@require_POST
+def guest(request: HttpRequest) -> HttpResponse:
+    """Play as a guest: a new account with a generated name, signed in at once; then ``next``
+    (when safe) or the lobby. With ``variant`` (the lobby's Play-now buttons): straight to a
+    new table of that variant, as "Play now" does for a signed-in player."""
+    from games.lobby import start_play_now
+    from games.models import Variant
+
+    variant = request.POST.get("variant", "")
+    if variant and not Variant.objects.filter(key=variant).exists():
+        messages.error(request, _("There is no such variant."))
+        return redirect("lobby")
+    if not request.user.is_authenticated:
+        login(request, create_guest(), backend="django.contrib.auth.backends.ModelBackend")
+    if variant:
+        return start_play_now(request, variant)
+    return redirect(_next_url(request, default=reverse("lobby")))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def keep_account(request: HttpRequest) -> HttpResponse:
+    """A guest keeps their account: the same user row (seats, matches and hands stay theirs)
+    gets a name, a password and maybe an e-mail address, and is no longer a guest."""
+    profile = Profile.objects.filter(user_id=request.user.pk).first()
+    if profile is None or not profile.is_guest:
+        return redirect("profile", request.user.get_username())
+    user = get_user_model().objects.get(pk=request.user.pk)
+    if request.method == "POST":
+        form = KeepAccountForm(request.POST, instance=user)
+        if form.is_valid():
+            with transaction.atomic():
+                user = form.save()
+                profile.is_guest = False
+                profile.save(update_fields=["is_guest"])
+            update_session_auth_hash(request, user)
+            messages.success(
+                request,
+                _("The account is yours: from now on, log in as %(name)s.")
+                % {"name": user.get_username()},
+            )
+            return redirect("profile", user.get_username())
+    else:
+        form = KeepAccountForm(instance=user)
+    return render(request, "accounts/keep_account.html", {"form": form})
+
+
+# ----------------------------------------------------------------------------- the profile page
+@require_http_methods(["GET", "POST"])
+def profile(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's page: their name, language, when they joined, whether they are a guest, and
+    their last matches. The owner edits their display name and language here."""
+    person = get_object_or_404(
+        get_user_model().objects.select_related("profile"), username=username
+    )
+    owner = request.user.is_authenticated and request.user.pk == person.pk
+    own = Profile.of(person) if owner else _profile_or_none(person)
+    form = None
+    if owner:
+        if request.method == "POST":
+            form = ProfileForm(request.POST, instance=own)
+            if form.is_valid():
+                form.save()
+                language.remember(request.session, form.cleaned_data["language"])
+                messages.success(request, _("Your profile is saved."))
+                return redirect("profile", person.get_username())
+        else:
+            form = ProfileForm(instance=own, initial={"display_name": display_name(person)})
+    elif request.method == "POST":
+        raise PermissionDenied
+    context = {
+        "person": person,
+        "name": display_name(person),
+        "username": person.get_username(),
+        "language": own.get_language_display() if own and own.language else "",
+        "is_guest": bool(own and own.is_guest),
+        "date_joined": person.date_joined,
+        "owner": owner,
+        "form": form,
+        "matches": recent_matches(person, request.user),
+        # Ratings and statistics (games won, average totals, league standing) will be added
+        # to this context here, and shown in the "ratings" block of the template.
+    }
+    return render(request, "accounts/profile.html", context)
+
+
+def _profile_or_none(user: Any) -> Profile | None:
+    try:
+        return user.profile  # type: ignore[no-any-return]
+    except Profile.DoesNotExist:
+        return None
+
+
+# ----------------------------------------------------------------------------- language
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Django's language switch (cookie, redirect to ``next``); for a signed-in player it also
+    becomes their profile's language and the session's (accounts.language), which pages and
+    sockets follow."""
+    response = django_set_language(request)
+    code = request.POST.get("language") if request.method == "POST" else None
+    if request.user.is_authenticated and language.supported(code):
+        profile = Profile.of(request.user)
+        profile.language = str(code)
+        profile.save(update_fields=["language"])
+        language.remember(request.session, str(code))
+    return response

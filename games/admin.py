@@ -15,7 +15,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
 from games import engine, services
-from games.models import Hand, Match, Move, Participant, Seat, Table, Variant
+from games.models import ChatMessage, Hand, Match, Move, Participant, Seat, Table, Variant
 
 
 class OptionsForm(forms.ModelForm):
@@ -46,7 +46,16 @@ class VariantForm(OptionsForm):
 class TableForm(OptionsForm):
     class Meta:
         model = Table
-        fields = ["variant", "name", "options", "is_private", "move_timer", "players", "season"]
+        fields = [
+            "variant",
+            "name",
+            "options",
+            "is_private",
+            "move_timer",
+            "players",
+            "season",
+            "chat_enabled",
+        ]
 
     def clean(self) -> dict[str, Any]:
         data = super().clean()
@@ -88,7 +97,7 @@ class SeatInline(admin.TabularInline):
 
 
 # A table's game settings are fixed once it exists; these may change through the service.
-TABLE_EDITABLE = ["name", "is_private", "season"]
+TABLE_EDITABLE = ["name", "is_private", "season", "chat_enabled"]
 
 
 @admin.register(Table)
@@ -104,11 +113,21 @@ class TableAdmin(admin.ModelAdmin):
 
     def get_fields(self, request: HttpRequest, obj: Table | None = None) -> list[str]:
         if obj is None:
-            return ["variant", "name", "options", "is_private", "move_timer", "players", "season"]
+            return [
+                "variant",
+                "name",
+                "options",
+                "is_private",
+                "move_timer",
+                "players",
+                "season",
+                "chat_enabled",
+            ]
         return [
             "name",
             "is_private",
             "season",
+            "chat_enabled",
             "variant",
             "options",
             "players",
@@ -146,6 +165,7 @@ class TableAdmin(admin.ModelAdmin):
                 move_timer=data["move_timer"],
                 players=data["players"],
                 season=data["season"],
+                chat_enabled=data.get("chat_enabled", True),
             )
         except services.GameError as exc:  # the form checked these; a race is all that is left
             self.message_user(request, exc.message, messages.ERROR)
@@ -339,3 +359,34 @@ class HandAdmin(ReadOnlyAdmin):
                 self.message_user(request, f"{hand}: {'; '.join(problems)}", messages.ERROR)
         if not bad:
             self.message_user(request, f"{queryset.count()} hand(s) verified", messages.SUCCESS)
+
+
+@admin.register(ChatMessage)
+class ChatMessageAdmin(admin.ModelAdmin):
+    """Table chat, read-only: staff read it and delete lines. A deletion goes through
+    ``services.delete_chat_message``, so the line also drops from every open page."""
+
+    list_display = ["created_at", "table", "match", "author", "said"]
+    list_filter = ["created_at", "canned", "table__variant"]
+    search_fields = ["text", "author", "table__name", "user__username"]
+    list_select_related = ["table__variant", "match__table__variant"]
+    fields = ["table", "match", "user", "author", "text", "canned", "created_at"]
+    readonly_fields = fields
+    date_hierarchy = "created_at"
+
+    @admin.display(description=_("message"))
+    def said(self, obj: ChatMessage) -> str:
+        return f"[{obj.canned}]" if obj.canned else obj.text
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def delete_model(self, request: HttpRequest, obj: ChatMessage) -> None:
+        services.delete_chat_message(obj.pk, by=request.user)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
+        for pk in list(queryset.values_list("pk", flat=True)):
+            services.delete_chat_message(pk, by=request.user)

@@ -112,20 +112,11 @@ class LobbyConsumer(AsyncWebsocketConsumer):
         return greeting, self._render()
 
     def _language(self) -> str:
-        """The viewer's language, as LocaleMiddleware picks it for a page (cookie, then
-        Accept-Language)."""
-        from types import SimpleNamespace
+        """The viewer's language, as for a table socket (``games.table_socket.language_of``:
+        the player's own, then the cookie, then Accept-Language)."""
+        from games.table_socket import language_of
 
-        from django.utils import translation
-
-        headers = dict(self.scope.get("headers") or [])
-        accept = headers.get(b"accept-language", b"").decode("latin-1")
-        request = SimpleNamespace(
-            COOKIES=self.scope.get("cookies") or {},
-            META={"HTTP_ACCEPT_LANGUAGE": accept},
-            path_info="/",
-        )
-        return translation.get_language_from_request(request)  # type: ignore[arg-type]
+        return language_of(self.scope)
 
     def _site_root(self) -> str:
         """``http(s)://host`` of the page, for invite links to copy."""

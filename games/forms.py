@@ -68,7 +68,8 @@ def _hint(choice: Choice) -> Any:
 
 
 class NewTableForm(forms.Form):
-    """Fields: ``variant``, ``name``, ``is_private``, ``auto_start``, ``other_tables``, then one
+    """Fields: ``variant``, ``name``, ``is_private``, ``auto_start``, ``other_tables``,
+    ``chat_enabled`` (players and spectators may chat; on unless unticked), then one
     field per option of the variant (named as the engine names it), and ``players`` where the
     variant allows several counts (classic)."""
 
@@ -85,6 +86,7 @@ class NewTableForm(forms.Form):
         label=_("Players here may also sit at other tables at the same time"),
         required=False,
     )
+    chat_enabled = forms.BooleanField(label=_("Chat at this table"), required=False, initial=True)
 
     def __init__(
         self,

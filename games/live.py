@@ -32,19 +32,25 @@ from django.db import close_old_connections
 log = logging.getLogger(__name__)
 
 # This process's open sockets, by channel name.
-table_sockets: set[str] = set()
-lobby_sockets: set[str] = set()
+table_sockets: set[str] = set()  # seated players' table sockets (Presence rows)
+lobby_sockets: set[str] = set()  # signed-in lobby sockets (LobbyPresence rows)
+watch_sockets: set[str] = set()  # spectators' table sockets (Watcher rows)
 
 _tasks: dict[str, asyncio.Task[None]] = {}
 
 
+def _sockets(kind: str) -> set[str]:
+    return {"table": table_sockets, "lobby": lobby_sockets, "watch": watch_sockets}[kind]
+
+
 def socket_opened(kind: str, channel_name: str) -> None:
-    (table_sockets if kind == "table" else lobby_sockets).add(channel_name)
+    """``kind``: ``"table"`` (a seated player), ``"watch"`` (a spectator) or ``"lobby"``."""
+    _sockets(kind).add(channel_name)
     _start()
 
 
 def socket_closed(kind: str, channel_name: str) -> None:
-    (table_sockets if kind == "table" else lobby_sockets).discard(channel_name)
+    _sockets(kind).discard(channel_name)
 
 
 def _start() -> None:
@@ -76,10 +82,12 @@ def _in_thread(fn: Any) -> Any:
     return sync_to_async(call, thread_sensitive=False)
 
 
-def _beat(tables: list[str], lobbies: list[str], online_before: int | None) -> int | None:
+def _beat(
+    tables: list[str], lobbies: list[str], watchers: list[str], online_before: int | None
+) -> int | None:
     from games import lobby, services
 
-    services.sockets_alive(tables, lobbies)
+    services.sockets_alive(tables, lobbies, watchers)
     if not lobbies:
         return None  # no lobby here to tell; the processes with lobby sockets keep count
     online = lobby.online_count()
@@ -97,7 +105,9 @@ async def _heartbeat() -> None:
     while True:
         await asyncio.sleep(Presence.HEARTBEAT)
         try:
-            online = await beat(sorted(table_sockets), sorted(lobby_sockets), online)
+            online = await beat(
+                sorted(table_sockets), sorted(lobby_sockets), sorted(watch_sockets), online
+            )
         except Exception:  # the next beat retries; a missed one is within FRESH
             log.exception("the presence heartbeat failed")
 

@@ -23,8 +23,9 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from accounts.models import display_name
 from games import messages as game_messages
-from games import policy, services
+from games import policy, selectors, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
@@ -79,12 +80,17 @@ def lobby_tables(user: Any) -> list[dict[str, Any]]:
         .filter(status__in=policy.LIVE_STATUSES)
         .select_related("variant")
         .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("user__profile").order_by("position"),
+            )
         )
         .distinct()
         .order_by("-created_at", "-pk")[:LOBBY_SIZE]
     )
-    return [_lobby_table(t, uid) for t in tables]
+    tables = list(tables)
+    watching = selectors.watching([t.pk for t in tables])
+    return [{**_lobby_table(t, uid), "watching": watching.get(t.pk, 0)} for t in tables]
 
 
 def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
@@ -131,7 +137,7 @@ def _main_options(t: Table) -> list[str]:
 def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
     return {
         "position": s.position,
-        "name": s.user.get_username() if s.user else "",
+        "name": display_name(s.user) if s.user else "",
         "user_id": s.user_id,
         "bot_level": s.bot_level,
         "bot_display": s.get_bot_level_display() if s.bot_level else "",
@@ -193,7 +199,10 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
     table = (
         Table.objects.select_related("variant")
         .prefetch_related(
-            Prefetch("seats", queryset=Seat.objects.select_related("user").order_by("position"))
+            Prefetch(
+                "seats",
+                queryset=Seat.objects.select_related("user__profile").order_by("position"),
+            )
         )
         .get(pk=table_id)
     )
@@ -248,6 +257,9 @@ def new_table(request: HttpRequest) -> HttpResponse:
         keep["is_private"] = request.GET.get("is_private") in ("on", "true", "1")
         keep["auto_start"] = request.GET.get("auto_start") in ("on", "true", "1")
         keep["other_tables"] = request.GET.get("other_tables") in ("on", "true", "1")
+        # The chat is on unless the form (sent again when the variant changes) unticked it.
+        chat_ticked = request.GET.get("chat_enabled") in ("on", "true", "1")
+        keep["chat_enabled"] = chat_ticked or "variant" not in request.GET
         form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
         return _form_response(request, form)
     form = NewTableForm(request.POST)
@@ -262,6 +274,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
                 players=form.players(),
                 auto_start=form.cleaned_data["auto_start"],
                 other_tables=form.cleaned_data["other_tables"],
+                chat_enabled=form.cleaned_data["chat_enabled"],
             )
         except GameError as exc:
             form.add_error(None, refusal(exc))
@@ -295,7 +308,12 @@ def play_now(request: HttpRequest) -> HttpResponse:
     started; then the table page. Anonymous players are sent to log in first."""
     if not request.user.is_authenticated:
         return redirect_to_login(reverse("lobby"))
-    key = request.POST.get("variant", "")
+    return start_play_now(request, request.POST.get("variant", ""))
+
+
+def start_play_now(request: HttpRequest, key: str) -> HttpResponse:
+    """Play now for the signed-in ``request.user``: the table, or back to the lobby with the
+    refusal. Also the last step of "Play as a guest" with a variant (``accounts.views.guest``)."""
     if not Variant.objects.filter(key=key).exists():
         messages.error(request, _("There is no such variant."))
         return _redirect(request, reverse("lobby"))

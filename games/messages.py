@@ -72,6 +72,15 @@ REFUSALS: dict[str, Any] = {
     "player_elsewhere": gettext_lazy(
         "A player of this table now sits at another table: one of the two seats must be left first."
     ),
+    "no_table": gettext_lazy("There is no such table."),
+    # The table's chat (games.chat, services.send_chat / mute_chat).
+    "chat_off": gettext_lazy("Chat is off at this table."),
+    "chat_empty": gettext_lazy("Write something first."),
+    "chat_too_long": gettext_lazy("A message has at most 200 characters."),
+    "chat_too_fast": gettext_lazy("You are sending messages too fast: wait a few seconds."),
+    "chat_bad_canned": gettext_lazy("There is no such phrase."),
+    "chat_mute_self": gettext_lazy("You cannot mute yourself."),
+    "bad_chat": gettext_lazy("That message is not understood."),
 }
 
 

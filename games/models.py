@@ -77,6 +77,10 @@ class Table(models.Model):
     other_tables = models.BooleanField(
         default=False, help_text=_("Players here may also sit at other tables")
     )
+    # Seated players and spectators may talk in the table's chat panel (the host may turn it off).
+    chat_enabled = models.BooleanField(
+        default=True, help_text=_("Players and spectators may chat at this table")
+    )
     season = models.ForeignKey(
         "leagues.Season",
         null=True,
@@ -221,6 +225,27 @@ class LobbyPresence(models.Model):
         return f"{self.user_id} in the lobby ({self.channel_name})"
 
 
+class Watcher(models.Model):
+    """One open table socket of a spectator (anyone who is not seated there, signed in or
+    not), refreshed by its server process's heartbeat like :class:`Presence`. The fresh rows
+    give the "N watching" count on the lobby and the table, across every daphne process."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="watchers")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE
+    )
+    channel_name = models.CharField(max_length=200, unique=True)
+    seen_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"{self.user_id or 'anonymous'} watching table {self.table_id}"
+
+    @classmethod
+    def fresh(cls, now: Any = None) -> Q:
+        """The rows that still count (``.filter(Watcher.fresh())``)."""
+        return Q(seen_at__gte=Presence.fresh_since(now or timezone.now()))
+
+
 class Match(models.Model):
     """One game at a table: its hands, running totals and final ranking."""
 
@@ -276,6 +301,9 @@ class Hand(models.Model):
     # A clock worker's lease on this hand: while it runs, no other worker plays its bots.
     lease_until = models.DateTimeField(null=True, blank=True)
     lease_owner = models.CharField(max_length=64, blank=True)
+    # A seated player hid this hand from spectators: they see the seats and scores, not the
+    # board, until the hand is over.
+    hidden = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
     ending = models.CharField(max_length=10, blank=True)
     finisher = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -387,3 +415,51 @@ class Move(models.Model):
 
     def __str__(self) -> str:
         return f"move {self.number} of {self.hand}"
+
+
+class ChatMessage(models.Model):
+    """A line of a table's chat: free text (plain, at most ``MAX_LENGTH`` characters) or a
+    canned phrase (``canned``: a key of ``games.chat.CANNED``, shown in each reader's
+    language). Kept with the match it was said in (none before the table's first match); never
+    part of a hand's log or an export."""
+
+    MAX_LENGTH = 200
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_messages")
+    match = models.ForeignKey(
+        Match, null=True, blank=True, on_delete=models.CASCADE, related_name="chat_messages"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    # The author's name when they wrote it (a message keeps the name it was sent under).
+    author = models.CharField(max_length=150)
+    text = models.CharField(max_length=MAX_LENGTH, blank=True)
+    canned = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+
+    class Meta:
+        ordering = ["table", "created_at", "id"]
+        indexes = [models.Index(fields=["table", "-id"], name="chat_table_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.author}: {self.text or self.canned}"
+
+
+class ChatMute(models.Model):
+    """``user`` does not want to read ``muted`` at ``table`` for the rest of the match: the
+    mute ends when a match at the table ends after it was made (one made before a match
+    starts lasts to the end of that match)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_mutes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    muted = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "user", "muted"], name="one_mute_per_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} mutes {self.muted_id} at table {self.table_id}"

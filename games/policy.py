@@ -83,6 +83,27 @@ def check_see(table: Table, seats: Iterable[Seat], user: Any, invite: str | None
         raise NotAllowed("not_invited", "this table is private: you need its invite")
 
 
+def can_replay(
+    table: Table,
+    seats: Iterable[Seat],
+    user: Any,
+    hand: Hand,
+    participant_seat: int | None,
+    invite: str | None = None,
+) -> bool:
+    """May ``user`` replay (or export, or verify) ``hand``? ``participant_seat`` is the seat
+    the user held in that hand (its ``Participant`` row), or None.
+
+    A live hand: only its players, each as their own seat saw it; nobody else (staff
+    included). A hand that is over (finished or abandoned): its players, and whoever may see
+    its table (:func:`can_see`)."""
+    if participant_seat is not None and _user_id(user) is not None:
+        return True
+    if hand.status == Hand.Status.PLAYING:
+        return False
+    return can_see(table, seats, user, invite)
+
+
 def may_manage(table: Table, seats: Iterable[Seat], user: Any) -> bool:
     """The table's host: its creator, or (for a table nobody created) anyone seated at it; and
     staff and the site itself."""
@@ -291,7 +312,45 @@ def check_arrange(seat: Seat, user: Any) -> None:
         raise NotAllowed("not_your_seat", "that is not your seat")
 
 
+# ----------------------------------------------------------------------------- spectators
+def check_hide(seats: Iterable[Seat], user: Any, hand: Hand | None) -> None:
+    """A player seated at the table may hide the hand being played from spectators (until
+    it ends)."""
+    if _seat_of(seats, user) is None:
+        raise NotAllowed("not_seated", "only a player at this table may hide the hand")
+    if hand is None or hand.status != Hand.Status.PLAYING:
+        raise GameError("no_hand", "no hand is being played at this table")
+
+
 # ----------------------------------------------------------------------------- chat
 def can_chat(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> bool:
-    """Signed-in people who may see the table may chat at it."""
-    return _user_id(user) is not None and can_see(table, seats, user, invite)
+    """Signed-in people who may see the table may chat at it, while its chat is on."""
+    try:
+        check_chat(table, seats, user, invite)
+    except GameError:
+        return False
+    return True
+
+
+def check_chat(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> None:
+    """Seated players and spectators chat if they are signed in and may see the table (a
+    private one needs its invite), and the table's chat is on. Anonymous visitors read."""
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to chat")
+    check_see(table, seats, user, invite)
+    if not table.chat_enabled:
+        raise GameError("chat_off", "chat is off at this table")
+
+
+def check_mute(
+    table: Table, seats: Iterable[Seat], user: Any, muted_id: Any, invite: str | None = None
+) -> None:
+    """A signed-in reader of the table may mute (or unmute) anyone else's lines for
+    themselves; muting works while the chat is off too (it is the reader's own setting)."""
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to mute a player")
+    check_see(table, seats, user, invite)
+    if isinstance(muted_id, bool) or not isinstance(muted_id, int):
+        raise GameError("bad_chat", "say whom to mute")
+    if muted_id == _user_id(user):
+        raise GameError("chat_mute_self", "you cannot mute yourself")

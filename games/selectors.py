@@ -8,18 +8,33 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.db.models import Prefetch
+from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils.translation import gettext
 
-from games import engine, messages, policy
+from accounts.models import display_name
+from games import chat, engine, messages, policy
 from games.engine import layout as rack_layout
 from games.engine import solver
-from games.models import Hand, Match, Participant, Presence, Seat, Table
+from games.models import (
+    ChatMessage,
+    ChatMute,
+    Hand,
+    Match,
+    Participant,
+    Presence,
+    Seat,
+    Table,
+    Watcher,
+)
 
 
 def table_with_seats(table_id: int) -> Table:
     """A table with its seats, each annotated ``here`` (its holder has a fresh socket)."""
-    seats = Seat.objects.select_related("user").annotate(here=Presence.here()).order_by("position")
+    seats = (
+        Seat.objects.select_related("user__profile")
+        .annotate(here=Presence.here())
+        .order_by("position")
+    )
     return (
         Table.objects.select_related("variant", "created_by")
         .prefetch_related(Prefetch("seats", queryset=seats))
@@ -59,6 +74,21 @@ def shown_hand(table: Table) -> Hand | None:
     )
 
 
+def watching(table_ids: list[int]) -> dict[int, int]:
+    """How many watch each table: its fresh spectator sockets (``Watcher``), leaving out
+    any of a user who holds a seat there (a player who sat down with a spectator's tab open).
+    One query for any number of tables."""
+    seated = Seat.objects.filter(table_id=OuterRef("table_id"), user_id=OuterRef("user_id"))
+    rows = (
+        Watcher.objects.filter(Watcher.fresh(), table_id__in=table_ids)
+        .exclude(Exists(seated))
+        .values("table_id")
+        .annotate(n=Count("id"))
+        .values_list("table_id", "n")
+    )
+    return dict(rows)
+
+
 def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
     """Everything the table page (and its live fragments) shows ``user``, as plain data.
 
@@ -79,7 +109,10 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
     legal: list[str] = []
     rack_rows = None
     assist = None
-    if hand is not None:
+    # A seated player hid the hand being played from spectators: they see no board until the
+    # hand ends (seats, who is here and the match's totals stay).
+    veiled = hand is not None and me is None and hand.hidden and hand.status == Hand.Status.PLAYING
+    if hand is not None and not veiled:
         eng = hand.engine_hand()
         public = eng.public_view()
         if me is not None and hand.status == Hand.Status.PLAYING:
@@ -129,7 +162,10 @@ def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "public": public,
         "scores": scores,
         "team_scores": _team_scores(scores) if scores and table.options.get("partners") else None,
-        "log": _log(hand, names, me) if hand is not None else [],
+        "log": _log(hand, names, me) if hand is not None and not veiled else [],
+        "veiled": {"number": hand.number} if veiled and hand is not None else None,
+        # Shown to the players: the hand being played is hidden from spectators.
+        "hidden": bool(hand is not None and hand.hidden and live),
         "result": _result(public, names, hand) if public is not None and public["over"] else None,
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
@@ -153,7 +189,7 @@ def _assist(view: dict[str, Any]) -> dict[str, Any]:
 
 def _name(s: Seat) -> str:
     if s.user_id and s.user is not None:
-        return s.user.get_username()
+        return display_name(s.user)
     if s.bot_level:
         # Numbered by seat, so that three bots at one table can be told apart.
         return gettext("Bot %(number)s (%(level)s)") % {
@@ -306,4 +342,74 @@ def _match(match: Match, me: int | None) -> dict[str, Any]:
         "next_hand_at": match.next_hand_at.isoformat() if between and match.next_hand_at else "",
         "ready": list(match.ready),
         "i_am_ready": me is not None and me in match.ready,
+    }
+
+
+# ----------------------------------------------------------------------------- chat
+def _mutes(table_id: int, user_id: int, at: Any = None) -> Any:
+    """``user_id``'s mutes at the table that hold now (or at the time ``at``): a mute ends
+    when a match at the table ends after it was made."""
+    ended_since = Match.objects.filter(
+        table_id=OuterRef("table_id"), finished_at__gt=OuterRef("created_at")
+    )
+    if at is not None:
+        ended_since = ended_since.filter(finished_at__lte=at)
+        mutes = ChatMute.objects.filter(created_at__lte=at)
+    else:
+        mutes = ChatMute.objects.all()
+    return mutes.filter(table_id=table_id, user_id=user_id).exclude(Exists(ended_since))
+
+
+def muted_ids(table_id: int, user: Any, at: Any = None) -> set[int]:
+    """The users whose lines ``user`` has muted at the table, now (or at the time ``at``);
+    empty for anonymous users."""
+    uid = viewer_id(user)
+    if uid is None:
+        return set()
+    return set(_mutes(table_id, uid, at).values_list("muted_id", flat=True))
+
+
+def chat_window(table_id: int) -> Q:
+    """The messages a page shows when it opens: those of the table's latest match (being
+    played, or the last one played); while the table plays (or waits for) its first match,
+    also those said before it. So a rematch starts with an empty panel, and what was said
+    while the seats filled stays through the first match."""
+    latest = list(
+        Match.objects.filter(table_id=table_id)
+        .order_by("-started_at", "-id")
+        .values_list("id", flat=True)[:2]
+    )
+    if not latest:
+        return Q(table_id=table_id, match__isnull=True)
+    if len(latest) == 1:
+        return Q(table_id=table_id) & (Q(match_id=latest[0]) | Q(match__isnull=True))
+    return Q(table_id=table_id, match_id=latest[0])
+
+
+def chat_context(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
+    """The chat panel for ``user``, as plain data: the last ``chat.HISTORY`` lines of the
+    window (``chat_window``), oldest first, without those of people the viewer muted; who is
+    muted; whether the viewer may send; the canned phrases in the active language."""
+    table = Table.objects.get(pk=table_id)
+    seats = list(Seat.objects.filter(table_id=table_id))
+    policy.check_see(table, seats, user, invite)
+    uid = viewer_id(user)
+    mutes = list(_mutes(table_id, uid).select_related("muted__profile")) if uid else []
+    muted = {m.muted_id for m in mutes}
+    rows = ChatMessage.objects.filter(chat_window(table_id))
+    if muted:
+        rows = rows.exclude(user_id__in=muted)
+    recent = list(rows.order_by("-id")[: chat.HISTORY])
+    recent.reverse()
+    return {
+        "table_id": table_id,
+        "enabled": table.chat_enabled,
+        "signed_in": uid is not None,
+        "can_send": policy.can_chat(table, seats, user, invite),
+        "me": uid,
+        "lines": [chat.line(m) for m in recent],
+        "muted": [{"id": m.muted_id, "name": display_name(m.muted)} for m in mutes],
+        "canned": chat.canned_buttons(),
+        "max_length": chat.MAX_LENGTH,
+        "invite": invite if invite and table.is_private else None,
     }

@@ -21,10 +21,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import engine, policy
+from games import chat, engine, policy, selectors
 from games.engine import layout as rack_layout
 from games.errors import GameError, NotAllowed, StaleVersion
 from games.models import (
+    ChatMessage,
+    ChatMute,
     Hand,
     LobbyPresence,
     Match,
@@ -34,6 +36,7 @@ from games.models import (
     Seat,
     Table,
     Variant,
+    Watcher,
 )
 
 log = logging.getLogger(__name__)
@@ -103,6 +106,7 @@ def create_table(
     season: Any = None,
     auto_start: bool = False,
     other_tables: bool = False,
+    chat_enabled: bool = True,
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine. With
     ``auto_start`` the match starts by itself when the last seat is filled."""
@@ -120,6 +124,7 @@ def create_table(
             season=season,
             auto_start=auto_start,
             other_tables=other_tables,
+            chat_enabled=chat_enabled,
         )
         Seat.objects.bulk_create(
             [
@@ -426,10 +431,11 @@ def end_match(match: Match | int, *, by: Any, reason: str = "ended by an adminis
 
 
 def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
-    """Staff change a table's name, privacy or league season. Game settings (variant, options,
-    players, timer) are fixed once the table exists; only these fields are written."""
+    """Staff change a table's name, privacy, league season or whether its chat is on. Game
+    settings (variant, options, players, timer) are fixed once the table exists; only these
+    fields are written."""
     policy.check_staff(by, "edit a table")
-    allowed = {"name", "is_private", "season"}
+    allowed = {"name", "is_private", "season", "chat_enabled"}
     unknown = set(changes) - allowed
     if unknown:
         raise GameError("read_only", f"{', '.join(sorted(unknown))} cannot be changed")
@@ -442,6 +448,8 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
             setattr(t, key, value)
         t.save(update_fields=sorted(changes))
     _publish(t.id, {"type": "table.changed", "table": t.id})
+    if "chat_enabled" in changes:  # open chat panels show (or drop) the notice and the input
+        _publish(t.id, {"type": "chat.changed", "table": t.id, "enabled": t.chat_enabled})
     return t
 
 
@@ -460,6 +468,7 @@ def open_table(
     players: int = 4,
     auto_start: bool = False,
     other_tables: bool = False,
+    chat_enabled: bool = True,
 ) -> Table:
     """A signed-in player opens a table (the lobby's "New table") and takes seat 0, in one
     transaction: a refused option or a seat elsewhere leaves nothing behind."""
@@ -475,6 +484,7 @@ def open_table(
             players=players,
             auto_start=auto_start,
             other_tables=other_tables,
+            chat_enabled=chat_enabled,
         )
         sit(table, user, 0)
     return table
@@ -524,7 +534,9 @@ def lobby_socket_closed(channel_name: str) -> None:
         _publish_lobby()  # one player fewer online
 
 
-def sockets_alive(table_channels: list[str], lobby_channels: list[str]) -> None:
+def sockets_alive(
+    table_channels: list[str], lobby_channels: list[str], watch_channels: list[str] | None = None
+) -> None:
     """One server process's heartbeat for all its open sockets (``games.live``): one query
     per kind, however many sockets the process holds."""
     now = timezone.now()
@@ -532,11 +544,179 @@ def sockets_alive(table_channels: list[str], lobby_channels: list[str]) -> None:
         Presence.objects.filter(channel_name__in=table_channels).update(seen_at=now)
     if lobby_channels:
         LobbyPresence.objects.filter(channel_name__in=lobby_channels).update(seen_at=now)
+    if watch_channels:
+        Watcher.objects.filter(channel_name__in=watch_channels).update(seen_at=now)
+
+
+# ----------------------------------------------------------------------------- spectators
+def watcher_opened(table_id: int, user: Any, channel_name: str) -> None:
+    """A spectator's table socket opened (anyone not seated there; the socket already asked
+    the policy whether they may see the table): one more watching."""
+    now = timezone.now()
+    with transaction.atomic():
+        Watcher.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"table_id": table_id, "user_id": policy.viewer_id(user), "seen_at": now},
+        )
+        # Rows of sockets whose server died are dropped once long stale.
+        Watcher.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+        _publish_watchers(table_id)
+
+
+def watcher_closed(channel_name: str) -> None:
+    with transaction.atomic():
+        row = Watcher.objects.filter(channel_name=channel_name).first()
+        if row is None:
+            return
+        row.delete()
+        _publish_watchers(row.table_id)
+
+
+def _publish_watchers(table_id: int) -> None:
+    """After commit, tell the table's sockets how many watch now (counted once here, so no
+    socket queries for it), and the lobby, which shows the count too."""
+    count = selectors.watching([table_id]).get(table_id, 0)
+    _publish(table_id, {"type": "table.watchers", "table": table_id, "count": count})
+    _publish_lobby()
+
+
+def hide_from_spectators(table_id: int, by: Any) -> Hand:
+    """A seated player hides the hand being played from spectators until it ends: they see
+    the seats and the match's totals, not the board (``selectors.table_context``)."""
+    with transaction.atomic():
+        hand = (
+            Hand.objects.select_for_update(of=("self",))
+            .filter(match__table_id=table_id, status=Hand.Status.PLAYING)
+            .first()
+        )
+        seats = list(Seat.objects.filter(table_id=table_id))
+        policy.check_hide(seats, by, hand)
+        assert hand is not None  # checked by the policy
+        if not hand.hidden:
+            hand.hidden = True
+            hand.save(update_fields=["hidden", "updated_at"])
+            _publish(table_id, {"type": "table.changed", "table": table_id})
+    return hand
 
 
 def publish_lobby_changed() -> None:
     """Tell the lobby sockets to render their list again (after the current transaction)."""
     _publish_lobby()
+
+
+# ----------------------------------------------------------------------------- chat
+# Chat is beside the game, never in it: these functions write ChatMessage and ChatMute rows
+# only, never a hand's state, version or move log.
+def _chat_table(table_id: int) -> tuple[Table, list[Seat]]:
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise GameError("no_table", "there is no such table")
+    return table, list(Seat.objects.filter(table_id=table_id))
+
+
+def _author_name(user: Any) -> str:
+    """The name a message is sent under (kept with it): the name other players see."""
+    from accounts.models import display_name
+
+    return display_name(user)
+
+
+def send_chat(
+    table_id: int, user: Any, text: Any = "", canned: Any = "", invite: str | None = None
+) -> ChatMessage:
+    """``user`` says ``text`` (or the canned phrase ``canned``) at the table. The policy says
+    who may (signed in, may see the table, its chat on); the text is cleaned and checked
+    (``games.chat.clean_text``); at most ``chat.RATE_COUNT`` messages per
+    ``chat.RATE_SECONDS`` per user across all tables. The message is kept with the table's
+    latest match (the one being played, or the last one; none before the first)."""
+    if canned and text:
+        raise GameError("bad_chat", "a message is either text or a canned phrase")
+    with transaction.atomic():
+        table, seats = _chat_table(table_id)
+        policy.check_chat(table, seats, user, invite)
+        key = chat.check_canned(canned) if canned else ""
+        body = "" if key else chat.clean_text(text)
+        _lock_user(user)  # one user's messages are counted one at a time
+        since = timezone.now() - timedelta(seconds=chat.RATE_SECONDS)
+        if ChatMessage.objects.filter(user_id=user.pk, created_at__gte=since).count() >= (
+            chat.RATE_COUNT
+        ):
+            raise GameError("chat_too_fast", "too many messages: wait a few seconds")
+        match_id = (
+            Match.objects.filter(table_id=table_id)
+            .order_by("-started_at", "-id")
+            .values_list("id", flat=True)
+            .first()
+        )
+        message = ChatMessage.objects.create(
+            table_id=table_id,
+            match_id=match_id,
+            user=user,
+            author=_author_name(user),
+            text=body,
+            canned=key,
+        )
+        _publish(
+            table_id, {"type": "chat.message", "table": table_id, "id": message.pk, "user": user.pk}
+        )
+    return message
+
+
+def mute_chat(table_id: int, user: Any, muted_user_id: Any, invite: str | None = None) -> ChatMute:
+    """``user`` stops reading ``muted_user_id``'s lines at the table until a match there ends
+    (``ChatMute``); the others still read them. Every socket of ``user`` is told."""
+    with transaction.atomic():
+        table, seats = _chat_table(table_id)
+        policy.check_mute(table, seats, user, muted_user_id, invite)
+        if not get_user_model().objects.filter(pk=muted_user_id).exists():
+            raise GameError("bad_chat", "there is no such player")
+        mute, _ = ChatMute.objects.update_or_create(
+            table_id=table_id,
+            user_id=user.pk,
+            muted_id=muted_user_id,
+            defaults={"created_at": timezone.now()},
+        )
+        _publish(
+            table_id,
+            {
+                "type": "chat.muted",
+                "table": table_id,
+                "user": user.pk,
+                "muted": muted_user_id,
+                "on": True,
+            },
+        )
+    return mute
+
+
+def unmute_chat(table_id: int, user: Any, muted_user_id: Any, invite: str | None = None) -> None:
+    """``user`` reads ``muted_user_id`` again (their earlier lines come back too)."""
+    with transaction.atomic():
+        table, seats = _chat_table(table_id)
+        policy.check_mute(table, seats, user, muted_user_id, invite)
+        ChatMute.objects.filter(table_id=table_id, user_id=user.pk, muted_id=muted_user_id).delete()
+        _publish(
+            table_id,
+            {
+                "type": "chat.muted",
+                "table": table_id,
+                "user": user.pk,
+                "muted": muted_user_id,
+                "on": False,
+            },
+        )
+
+
+def delete_chat_message(message_id: int, by: Any) -> None:
+    """Staff remove a message (through the admin); open pages drop the line."""
+    policy.check_staff(by, "delete a chat message")
+    with transaction.atomic():
+        message = ChatMessage.objects.filter(pk=message_id).first()
+        if message is None:
+            return
+        table_id = message.table_id
+        message.delete()
+        _publish(table_id, {"type": "chat.deleted", "table": table_id, "id": message_id})
 
 
 # ----------------------------------------------------------------------------- moves

@@ -11,9 +11,12 @@ table state and language in a process, however many spectators watch.
 
 Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
 "client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
-``{"type": "ready"}``, ``{"type": "rematch"}`` and ``{"type": "refresh"}``. Every move goes through
-``services.submit`` (and so ``services.play``); the group broadcast after commit updates
-everyone, the mover included.
+``{"type": "ready"}``, ``{"type": "rematch"}``, ``{"type": "hide"}`` (hide the hand from
+spectators) and ``{"type": "refresh"}``; for the chat, ``{"type": "chat", "text": ...}`` (or
+``"canned": key``) and ``{"type": "mute"|"unmute", "user": id}`` (``services.send_chat``,
+``mute_chat``, ``unmute_chat``; lines go to ``#chat-lines``, outside ``#table-live``).
+Every move goes through ``services.submit`` (and so ``services.play``); the group broadcast
+after commit updates everyone, the mover included.
 
 The socket never polls the database: it renders when a group message says something changed
 (every writer publishes after commit, the clock included: see ``games.live``). A client that
@@ -38,9 +41,9 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import live, messages, policy, selectors, services
+from games import chat, live, messages, policy, selectors, services
 from games.errors import GameError, NotAllowed
-from games.models import Hand, Match, Presence, Seat, Table
+from games.models import ChatMessage, Hand, Match, Presence, Seat, Table
 
 # Fragments rendered lately, by (table, state signature, seat or None, language).
 _RENDERED: OrderedDict[tuple[Any, ...], str] = OrderedDict()
@@ -63,8 +66,25 @@ def _remember(key: tuple[Any, ...], html: str) -> None:
             _RENDERED.popitem(last=False)
 
 
+def _forget(key: tuple[Any, ...]) -> None:
+    with _RENDERED_LOCK:
+        _RENDERED.pop(key, None)
+
+
 def language_of(scope: dict[str, Any]) -> str:
-    """The viewer's language: the language cookie the site sets, else the browser's choice."""
+    """The viewer's language: the signed-in player's own (the session's, see
+    accounts.language), else the language cookie the site sets, else the browser's choice."""
+    from django.core.exceptions import SynchronousOnlyOperation
+
+    from accounts.language import of_session
+
+    try:
+        # AuthMiddlewareStack has loaded the session (to find the user) before the consumer.
+        wanted = of_session(scope.get("session"))
+    except SynchronousOnlyOperation:  # a session not loaded yet, read from the event loop
+        wanted = None
+    if wanted:
+        return wanted
     cookies = scope.get("cookies") or {}
     wanted = cookies.get(settings.LANGUAGE_COOKIE_NAME)
     if not wanted:
@@ -84,6 +104,9 @@ class TableConsumer(AsyncWebsocketConsumer):
     invite: str | None = None
     language: str = "en"
     sent_rack: Any = None
+    # The users whose chat lines this viewer muted at the table (loaded when the socket is
+    # admitted, kept up to date by chat.muted): their messages are not sent here.
+    muted: frozenset[int] = frozenset()
 
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
@@ -102,6 +125,12 @@ class TableConsumer(AsyncWebsocketConsumer):
                 self.seat_id, self.scope["user"], self.channel_name
             )
             live.socket_opened("table", self.channel_name)
+        else:
+            # A spectator: counted as watching while the socket is open.
+            await database_sync_to_async(services.watcher_opened)(
+                self.table_id, self.scope.get("user"), self.channel_name
+            )
+            live.socket_opened("watch", self.channel_name)
         await self._send_table()
 
     def _admit(self) -> bool:
@@ -116,10 +145,12 @@ class TableConsumer(AsyncWebsocketConsumer):
         seat = next((s for s in seats if uid is not None and s.user_id == uid), None)
         if seat is not None:
             self.seat_id, self.position = seat.pk, seat.position
+        self.muted = frozenset(selectors.muted_ids(self.table_id, user))
         return True
 
     async def disconnect(self, code: int) -> None:
         live.socket_closed("table", self.channel_name)
+        live.socket_closed("watch", self.channel_name)
         if not hasattr(self, "table_id"):
             return
         await self.channel_layer.group_discard(
@@ -127,6 +158,8 @@ class TableConsumer(AsyncWebsocketConsumer):
         )
         if self.seat_id is not None:
             await database_sync_to_async(services.socket_closed)(self.channel_name)
+        else:
+            await database_sync_to_async(services.watcher_closed)(self.channel_name)
 
     # ------------------------------------------------------------------ messages in
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -151,6 +184,10 @@ class TableConsumer(AsyncWebsocketConsumer):
             await self._ready()
         elif kind == "rematch":
             await self._rematch()
+        elif kind == "hide":
+            await self._hide()
+        elif kind in ("chat", "mute", "unmute"):
+            await self._chat(kind, data)
         else:
             await self._refuse("bad_move", f"unknown message type {kind!r}")
 
@@ -195,6 +232,14 @@ class TableConsumer(AsyncWebsocketConsumer):
         except GameError as exc:
             await self._refuse(exc.code, exc.message)
 
+    async def _hide(self) -> None:
+        try:
+            await database_sync_to_async(services.hide_from_spectators)(
+                self.table_id, self.scope["user"]
+            )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
     def _hand_id(self, data: dict[str, Any]) -> int:
         if self.position is None:
             raise GameError("not_your_seat", "you have no seat at this table")
@@ -232,7 +277,7 @@ class TableConsumer(AsyncWebsocketConsumer):
         hand = (
             Hand.objects.filter(match__table_id=self.table_id)
             .order_by("-match__started_at", "-number")
-            .values_list("id", "version", "status")
+            .values_list("id", "version", "status", "hidden")
             .first()
         )
         seats = tuple(
@@ -288,3 +333,114 @@ class TableConsumer(AsyncWebsocketConsumer):
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         await self._send_table()
+
+    async def table_watchers(self, event: dict[str, Any]) -> None:
+        """How many watch now (counted once by the services): a small fragment, no query."""
+        with translation.override(self.language):
+            html = render_to_string("games/_watchers.html", {"watching": event["count"]})
+        await self.send(text_data=html)
+
+    # ------------------------------------------------------------------ chat
+    # Chat is beside the board: its fragments go to #chat-lines and #chat-form (outside
+    # #table-live), so the board's frames never touch it, and it never changes the hand.
+    async def _chat(self, kind: str, data: dict[str, Any]) -> None:
+        """``{"type": "chat", "text": ...}`` or ``{"type": "chat", "canned": key}``, and
+        ``{"type": "mute"|"unmute", "user": id}``: through the services, which publish."""
+        user = self.scope.get("user")
+        try:
+            if kind == "chat":
+                await database_sync_to_async(services.send_chat)(
+                    self.table_id,
+                    user,
+                    text=data.get("text") or "",
+                    canned=data.get("canned") or "",
+                    invite=self.invite,
+                )
+            else:
+                change = services.mute_chat if kind == "mute" else services.unmute_chat
+                await database_sync_to_async(change)(
+                    self.table_id, user, data.get("user"), invite=self.invite
+                )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        """A new line: appended to #chat-lines, unless this viewer muted its author."""
+        author = event.get("user")
+        if author in self.muted:
+            await aclose_old_connections()
+            if await database_sync_to_async(self._muted_when_said)(event["id"], author):
+                return
+        html = await database_sync_to_async(self._chat_line)(event["id"])
+        if html:
+            await self.send(text_data=html)
+
+    def _muted_when_said(self, message_id: int, author: int) -> bool:
+        """Was the author muted by this viewer when the message was said? (A mute ends with
+        the match it was made in: this socket's set is read again.)"""
+        user = self.scope.get("user")
+        self.muted = frozenset(selectors.muted_ids(self.table_id, user))
+        said = ChatMessage.objects.filter(pk=message_id).values_list("created_at", flat=True)
+        at = said.first()
+        return at is None or author in selectors.muted_ids(self.table_id, user, at)
+
+    def _chat_line(self, message_id: int) -> str:
+        """A line's fragment, rendered once per message and language in this process (a
+        line looks the same to every reader of one language)."""
+        key = ("chat", message_id, self.language)
+        html = _cached(key)
+        if html is None:
+            message = ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).first()
+            if message is None:  # deleted in the meantime
+                return ""
+            with translation.override(self.language):
+                line = render_to_string(
+                    "games/_chat_line.html", {"line": chat.line(message), "shared": True}
+                )
+            html = f'<ol id="chat-lines" hx-swap-oob="beforeend">{line}</ol>'
+            _remember(key, html)
+        return html
+
+    async def chat_deleted(self, event: dict[str, Any]) -> None:
+        """Staff removed a line: it goes from every page (no query)."""
+        message_id = int(event["id"])
+        for code, _name in settings.LANGUAGES:
+            _forget(("chat", message_id, code))
+        await self.send(text_data=f'<li id="chat-line-{message_id}" hx-swap-oob="delete"></li>')
+
+    async def chat_muted(self, event: dict[str, Any]) -> None:
+        """The viewer (on any of their sockets) muted or unmuted someone: this socket's set
+        changes and its list is sent again without (or with) that person's lines."""
+        if event.get("user") != selectors.viewer_id(self.scope.get("user")):
+            return
+        muted = int(event["muted"])
+        self.muted = self.muted | {muted} if event.get("on") else self.muted - {muted}
+        await aclose_old_connections()
+        html = await database_sync_to_async(self._chat_lines)()
+        if html:
+            await self.send(text_data=html)
+
+    def _chat_lines(self) -> str:
+        try:
+            with translation.override(self.language):
+                context = selectors.chat_context(self.table_id, self.scope.get("user"), self.invite)
+                return render_to_string("games/table.html#chat_lines", {"chat": context})
+        except (Table.DoesNotExist, NotAllowed):
+            return ""
+
+    async def chat_changed(self, event: dict[str, Any]) -> None:
+        """Staff turned the table's chat on or off: the input, or the notice (no query)."""
+        signed_in = selectors.viewer_id(self.scope.get("user")) is not None
+        enabled = bool(event.get("enabled"))
+        with translation.override(self.language):
+            context = {
+                "table_id": self.table_id,
+                "enabled": enabled,
+                "signed_in": signed_in,
+                "can_send": enabled and signed_in,
+                "canned": chat.canned_buttons(),
+                "max_length": chat.MAX_LENGTH,
+                "invite": self.invite,
+            }
+            html = render_to_string("games/table.html#chat_form", {"chat": context})
+        await self.send(text_data=html)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import lobby, rules_pages, views
+from . import history, lobby, rules_pages, views
 
 urlpatterns = [
     # The lobby answers "/"; "home" is the older name of the same page (login redirects).
@@ -16,6 +16,12 @@ urlpatterns = [
     path("tables/<int:table_id>/start/", lobby.start, name="table_start"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
     path("tables/<int:table_id>/move/", views.table_move, name="table_move"),
+    path("tables/<int:table_id>/chat/", views.table_chat, name="table_chat"),
+    path("hands/<int:hand_id>/", history.hand_replay, name="hand_replay"),
+    path("hands/<int:hand_id>/step/<int:step>/", history.hand_step, name="hand_step"),
+    path("hands/<int:hand_id>/verify/", history.hand_verify, name="hand_verify"),
+    path("hands/<int:hand_id>/scenario.json", history.hand_scenario_view, name="hand_scenario"),
+    path("matches/<int:match_id>.json", history.match_export_view, name="match_export"),
     path("rules/", rules_pages.rules_index, name="rules_index"),
     path("rules/<slug:variant>/", rules_pages.rules, name="rules"),
 ]

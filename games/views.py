@@ -17,6 +17,11 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     except (Table.DoesNotExist, NotAllowed) as exc:
         # A private table without its invite looks like no table at all.
         raise Http404 from exc
+    # How many watch: on the page only (outside the live fragments, so that no socket counts
+    # on every move); the sockets update it from the count the services publish.
+    context["watching"] = selectors.watching([table_id]).get(table_id, 0)
+    # The chat panel (outside the live fragments: the board's frames never re-render it).
+    context["chat"] = selectors.chat_context(table_id, request.user, request.GET.get("invite"))
     return render(request, "games/table.html", context)
 
 
@@ -39,6 +44,8 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
             services.ready(table_id, request.user)  # type: ignore[arg-type]
         elif data.get("type") == "rematch":
             services.rematch(table_id, by=request.user)
+        elif data.get("type") == "hide":
+            services.hide_from_spectators(table_id, request.user)
         elif data.get("type") == "move":
             hand = data.get("hand")
             if isinstance(hand, bool) or not isinstance(hand, int):
@@ -52,7 +59,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
                 client_move_id=data.get("client_move_id"),
             )
         else:
-            raise GameError("bad_move", "the payload's type is move, ready or rematch")
+            raise GameError("bad_move", "the payload's type is move, ready, rematch or hide")
     except GameError as exc:
         html = render_to_string(
             "games/_move_error.html",
@@ -63,4 +70,50 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     context = selectors.table_context(table_id, request.user)
     html = render_to_string("games/table.html#live", context, request=request)
     html += render_to_string("games/table.html#rack", context, request=request)
+    return HttpResponse(html)
+
+
+@require_POST
+def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The socket's chat messages over plain HTTP (a client without an open socket): JSON in
+    the ``payload`` field (``{"type": "chat", "text"|"canned"}``, ``{"type": "mute"|"unmute",
+    "user": id}``), or the form fields ``text`` / ``canned``. The same services as the socket;
+    answers with the viewer's chat list, or with the refusal (and nothing changes)."""
+    invite = request.GET.get("invite") or request.POST.get("invite")
+    data: Any
+    if "payload" in request.POST:
+        try:
+            data = json.loads(request.POST["payload"])
+        except ValueError:
+            data = None
+    else:  # a plain form
+        data = {"type": "chat", **{k: request.POST.get(k) for k in ("text", "canned")}}
+    try:
+        if not isinstance(data, dict):
+            raise GameError("bad_chat", "the payload is a JSON object with a 'type'")
+        kind = data.get("type")
+        if kind == "chat":
+            services.send_chat(
+                table_id,
+                request.user,
+                text=data.get("text") or "",
+                canned=data.get("canned") or "",
+                invite=invite,
+            )
+        elif kind in ("mute", "unmute"):
+            change = services.mute_chat if kind == "mute" else services.unmute_chat
+            change(table_id, request.user, data.get("user"), invite=invite)
+        else:
+            raise GameError("bad_chat", "the payload's type is chat, mute or unmute")
+    except GameError as exc:
+        if exc.code in ("no_table", "not_invited"):
+            raise Http404 from exc  # a private table without its invite looks like no table
+        html = render_to_string(
+            "games/_move_error.html",
+            {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
+            request=request,
+        )
+        return HttpResponse(html, status=403 if isinstance(exc, NotAllowed) else 200)
+    context = selectors.chat_context(table_id, request.user, invite)
+    html = render_to_string("games/table.html#chat_lines", {"chat": context}, request=request)
     return HttpResponse(html)

@@ -11,6 +11,13 @@ Everything that differs between machines comes from the environment:
 - ``DEBUG``: ``true``/``false`` (default ``false``; ``make run`` turns it on).
 - ``ALLOWED_HOSTS``, ``CSRF_TRUSTED_ORIGINS``: comma-separated lists.
 - ``LOG_LEVEL``: level of the stdout log (default ``INFO``).
+- ``CACHE_URL``: Django's cache (log-in limits), e.g. ``redis://127.0.0.1:6379/3`` (Django's
+  built-in RedisCache; never the channel layer's Redis database). Unset: a local-memory cache
+  in each process.
+- ``EMAIL_URL``: how mail is sent (password resets), e.g.
+  ``smtp+tls://user:password@mail.example.org:587``. Default ``consolemail://``: printed on
+  stdout (development).
+- ``DEFAULT_FROM_EMAIL``: the sender of the site's mail (default ``okey@localhost``).
 - HTTPS (see the README's production settings): ``SECURE_SSL_REDIRECT``,
   ``SESSION_COOKIE_SECURE`` and ``CSRF_COOKIE_SECURE`` default to on when ``DEBUG`` is off;
   ``SECURE_HSTS_SECONDS`` (default 0: off), ``SECURE_HSTS_INCLUDE_SUBDOMAINS`` and
@@ -20,6 +27,7 @@ Everything that differs between machines comes from the environment:
 """
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
@@ -92,6 +100,9 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A signed-in player's own language (their profile's, kept in the session) wins over the
+    # cookie and Accept-Language that LocaleMiddleware read.
+    "accounts.middleware.UserLanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -110,6 +121,7 @@ TEMPLATES = [
                 "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "accounts.context_processors.account",
             ],
         },
     },
@@ -131,6 +143,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"].setdefault("OPTIONS", {})["transaction_mode"] = "IMMEDIATE"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+
+def _redis_database(url: str) -> tuple[str, int, str] | None:
+    """(host, port, database) of a redis:// or rediss:// URL; None for anything else."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        return None
+    database = parts.path.strip("/") or parse_qs(parts.query).get("db", ["0"])[0] or "0"
+    return (parts.hostname or "localhost", parts.port or 6379, database)
+
 
 # Channels ---------------------------------------------------------------------------------
 
@@ -190,6 +212,41 @@ AUTH_PASSWORD_VALIDATORS = [
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
+
+# Cache ------------------------------------------------------------------------------------
+# Counts failed log-ins (accounts.limits). Shared by every process with CACHE_URL.
+
+CACHE_URL = env.str("CACHE_URL", default="")
+if CACHE_URL:
+    CACHES = {"default": env.cache_url_config(CACHE_URL)}
+    _layer_db = _redis_database(REDIS_URL)
+    if _layer_db is not None and _layer_db == _redis_database(
+        str(CACHES["default"].get("LOCATION") or "")
+    ):
+        # Clearing the cache (FLUSHDB) would wipe the channel layer's messages.
+        raise ImproperlyConfigured(
+            "CACHE_URL and REDIS_URL name the same Redis database: give the cache its own, "
+            "e.g. redis://127.0.0.1:6379/3"
+        )
+else:
+    CACHES = {
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "okey"}
+    }
+
+# E-mail -----------------------------------------------------------------------------------
+# Password resets. Development: printed on stdout (consolemail://).
+
+_email = env.email_url("EMAIL_URL", default="consolemail://")
+EMAIL_BACKEND = _email["EMAIL_BACKEND"]
+EMAIL_HOST = _email.get("EMAIL_HOST") or "localhost"
+EMAIL_PORT = _email.get("EMAIL_PORT") or 25
+EMAIL_HOST_USER = _email.get("EMAIL_HOST_USER") or ""
+EMAIL_HOST_PASSWORD = _email.get("EMAIL_HOST_PASSWORD") or ""
+EMAIL_USE_TLS = bool(_email.get("EMAIL_USE_TLS", False))
+EMAIL_USE_SSL = bool(_email.get("EMAIL_USE_SSL", False))
+if _email.get("EMAIL_FILE_PATH"):
+    EMAIL_FILE_PATH = _email["EMAIL_FILE_PATH"]
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="okey@localhost")
 
 # Internationalisation ---------------------------------------------------------------------
 

@@ -2,10 +2,15 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
+from accounts import views as accounts_views
+
 urlpatterns = [
     path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),
-    path("i18n/", include("django.conf.urls.i18n")),
+    path("players/<str:username>/", accounts_views.profile, name="profile"),
+    # Django's language switch (django.conf.urls.i18n), which for a signed-in player also
+    # saves the choice in their profile and session.
+    path("i18n/setlang/", accounts_views.set_language, name="set_language"),
     # The scripts' strings in the viewer's language (window.django.gettext; static/js/table.js):
     # locale/<lang>/LC_MESSAGES/djangojs.po. Naming one app leaves out the catalogues of the
     # other installed apps (the admin's); LOCALE_PATHS are always read.

@@ -140,6 +140,9 @@ def target_layout(groups: list[list[str]], rack: list[str]) -> list[str | None]:
 def drag_tile(page: Any, source: int, target: int) -> None:
     slots = page.locator("#rack-area .slot")
     page.wait_for_timeout(150)  # SortableJS ignores a drag while the last drop animates
+    # The rack in the middle of the window: a drop near its edge would make SortableJS scroll
+    # the page under the pointer (as it should for a person), missing the slot.
+    page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
     slots.nth(source).locator(".tile").drag_to(slots.nth(target))
     page.wait_for_function(
         """([s, t]) => { const slots = document.querySelectorAll('#rack-area .slot');

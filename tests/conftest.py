@@ -52,6 +52,15 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+# ------------------------------------------------------------------------------- cache
+@pytest.fixture(autouse=True)
+def _empty_cache() -> None:
+    """Every test starts with an empty cache (log-in limits count there: accounts.limits)."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 # ------------------------------------------------------------------------------- test database
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(

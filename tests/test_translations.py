@@ -12,6 +12,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -127,6 +128,59 @@ def test_every_string_of_the_table_script_is_in_its_catalogue() -> None:
     assert not missing, f"run makemessages -d djangojs: {sorted(missing)}"
 
 
+# Where the site's strings are: what `make messages` reads (its MESSAGES_IGNORE leaves out the
+# rest of the checkout).
+SOURCES = ["manage.py", "okeysite", "games", "accounts", "leagues", "templates", "static/js"]
+
+
+def _fresh_catalogues(tmp_path: Path) -> Path:
+    """makemessages run now, on a copy of the sources with the committed catalogues: every
+    string of the templates, the Python code and the scripts, merged into them."""
+    for name in SOURCES:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / name, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, tmp_path / name)
+    shutil.copytree(LOCALE, tmp_path / "locale")
+    env = {"PATH": "/usr/bin:/bin", "SECRET_KEY": "x", "LC_ALL": "C.UTF-8"}
+    for domain in ("django", "djangojs"):
+        subprocess.run(
+            [
+                sys.executable,
+                "manage.py",
+                "makemessages",
+                "-l",
+                "tr",
+                "-d",
+                domain,
+                "--no-obsolete",
+            ],
+            cwd=tmp_path,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+    return tmp_path / "locale"
+
+
+def test_every_string_of_the_site_is_in_the_turkish_catalogue(tmp_path: Path) -> None:
+    """A string added to a template, a Python module or a script without `make messages` and
+    a translation fails here, named with where it is used."""
+    if shutil.which("xgettext") is None or shutil.which("msgmerge") is None:
+        pytest.skip("GNU gettext (xgettext, msgmerge) is not installed")
+    fresh = _fresh_catalogues(tmp_path)
+    missing = []
+    for po in sorted(fresh.glob("tr/LC_MESSAGES/*.po")):
+        committed = {e["msgid"] for e in po_entries(LOCALE / po.relative_to(fresh))}
+        for e in po_entries(po):
+            if not e["msgid"]:
+                continue  # the header
+            if e["msgid"] not in committed or "fuzzy" in e["flags"] or not all(e["msgstr"]):
+                missing.append(f"{po.name}: {e['msgid']!r}")
+    assert not missing, "run `make messages` and translate:\n" + "\n".join(missing)
+
+
 # ------------------------------------------------------------------------------- pages
 @pytest.fixture
 def compiled(settings: Any, tmp_path: Path) -> None:
@@ -212,3 +266,55 @@ def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
 
     english = Client(headers={"accept-language": "en"}).get(url).content.decode()
     assert "Önce bir taş seç." not in english and json.dumps("Önce bir taş seç.") not in english
+
+
+# ------------------------------------------------------------------------------- sockets
+@pytest.mark.django_db(transaction=True)
+async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language(
+    compiled: None,
+) -> None:
+    """One table, one move: the same broadcast renders in Turkish for the player whose
+    browser asked for Turkish and in English for the other, and a refusal comes back in its
+    asker's language."""
+    from channels.db import database_sync_to_async
+
+    from tests.tables.test_table_socket import cookie_for, drain, socket
+
+    def setup() -> tuple[int, list[Any], list[str], Any]:
+        table, users = user_table("duz")
+        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(72)).hands.get()
+        return table.pk, users, [cookie_for(u) for u in users], hand
+
+    table_id, users, cookies, hand = await database_sync_to_async(setup)()
+    starter = hand.starter
+    turkish_seat, english_seat = (starter + 2) % 4, (starter + 3) % 4  # neither on turn next
+    turkish = socket(table_id, f"{cookies[turkish_seat]}; {settings.LANGUAGE_COOKIE_NAME}=tr")
+    english = socket(table_id, f"{cookies[english_seat]}; {settings.LANGUAGE_COOKIE_NAME}=en")
+    try:
+        for ws in (turkish, english):
+            assert (await ws.connect(timeout=5))[0]
+            await drain(ws)
+
+        def move() -> str:
+            tile = engine.format_tile(hand.engine_hand().racks[starter][0])
+            services.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+            return tile
+
+        tile = await database_sync_to_async(move)()
+        tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
+        en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
+        assert f"{tile} taşını attı." in tr_frame and "Gösterge" in tr_frame
+        assert "Indicator" not in tr_frame and "threw" not in tr_frame
+        assert f"threw {tile}." in en_frame and "Indicator" in en_frame
+        assert "Gösterge" not in en_frame
+
+        # Out of turn: each is told why in their own language.
+        for ws in (turkish, english):
+            await ws.send_json_to({"type": "move", "hand": hand.pk, "move": {"do": "draw"}})
+        tr_error = [f for f in await drain(turkish) if 'id="move-error"' in f][-1]
+        en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
+        assert "It is not your turn." in en_error
+        assert "Sıra sende değil." in tr_error and "your turn" not in tr_error
+    finally:
+        await turkish.disconnect()
+        await english.disconnect()

@@ -191,7 +191,7 @@
         return true;
       } catch (e) { /* fall through to HTTP */ }
     }
-    if (message.type === "move" || message.type === "ready" || message.type === "rematch") {
+    if (["move", "ready", "rematch", "hide"].indexOf(message.type) >= 0) {
       return sendOverHttp(message);
     }
     if (!quiet) showError(gettext("You are offline: the move was not sent."), "offline");
@@ -257,6 +257,9 @@
       }
       case "ready":
         send({ type: "ready" });
+        break;
+      case "hide": // hide the hand being played from spectators until it ends
+        send({ type: "hide" });
         break;
       case "rematch":
         send({ type: "rematch" });
@@ -387,12 +390,101 @@
       restoreSelection();
       setupRack();
     }
-    if (typeof message === "string" && message.indexOf('id="move-error"') >= 0) pending = null;
+    // Only the refusal of the move in flight answers it (a chat refusal does not).
+    if (typeof message === "string" && pending && message.indexOf('id="move-error"') >= 0 &&
+        message.indexOf('data-move-id="' + pending.id + '"') >= 0) pending = null;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
       if (pending && version() > pending.version) pending = null;
       setupRack();
       document.body.dispatchEvent(new CustomEvent("table-changed"));
     }
+  });
+
+  // ------------------------------------------------------------------ the chat
+  // The panel (#chat) is outside #table-live: the server appends lines to #chat-lines and
+  // re-sends the list after a mute. Messages go over the socket as JSON ({type: "chat", text}
+  // or {type: "chat", canned}, {type: "mute"|"unmute", user}); without an open socket they are
+  // posted to the chat URL, which answers with the viewer's list.
+  var chatSent = null; // the text sent last: the input is cleared when it comes back as a line
+  var chatStick = true; // keep the list scrolled to the newest line unless the reader scrolled up
+
+  function chatPanel() { return document.getElementById("chat"); }
+
+  function sendChat(message) {
+    if (socket) {
+      try {
+        socket.sendImmediately(JSON.stringify(message));
+        return;
+      } catch (e) { /* fall through to HTTP */ }
+    }
+    var panel = chatPanel();
+    if (!panel || typeof htmx === "undefined") {
+      showError(gettext("You are offline: the message was not sent."), "offline");
+      return;
+    }
+    htmx.ajax("POST", panel.dataset.url, { values: { payload: JSON.stringify(message) }, swap: "none" });
+  }
+
+  function chatUpdated() {
+    var panel = chatPanel();
+    var list = document.getElementById("chat-lines");
+    if (!panel || !list) return;
+    var me = panel.dataset.me;
+    // A line may come twice (pushed by the socket and in a fresh list): keep the first.
+    var seen = {};
+    list.querySelectorAll(".chat-line[data-id]").forEach(function (line) {
+      if (seen[line.dataset.id]) line.remove(); else seen[line.dataset.id] = true;
+    });
+    // Lines pushed by the socket are the same for every reader: no mute button on one's own
+    // lines, none at all for an anonymous reader.
+    list.querySelectorAll('[data-action="mute"]').forEach(function (button) {
+      button.hidden = !me || button.dataset.user === me;
+    });
+    list.querySelectorAll(".chat-time[datetime]:not([data-local])").forEach(function (time) {
+      var when = new Date(time.getAttribute("datetime"));
+      if (!isNaN(when)) time.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      time.dataset.local = "1";
+    });
+    var input = panel.querySelector('input[name="text"]');
+    var last = list.querySelector('.chat-line[data-user="' + me + '"]:last-child .chat-text');
+    if (input && chatSent !== null && last && last.textContent === chatSent.trim()) {
+      if (input.value === chatSent) input.value = "";
+      chatSent = null;
+    }
+    if (chatStick) list.scrollTop = list.scrollHeight;
+  }
+
+  document.addEventListener("submit", function (event) {
+    var form = event.target.closest && event.target.closest("#chat [data-chat-form]");
+    if (!form) return;
+    event.preventDefault();
+    var input = form.querySelector('input[name="text"]');
+    var text = input ? input.value.trim() : "";
+    if (!text) return;
+    showError("");
+    chatSent = input.value;
+    sendChat({ type: "chat", text: text });
+  });
+
+  document.addEventListener("click", function (event) {
+    var canned = event.target.closest("#chat [data-canned]");
+    if (canned) { showError(""); sendChat({ type: "chat", canned: canned.dataset.canned }); return; }
+    var mute = event.target.closest('#chat [data-action="mute"], #chat [data-action="unmute"]');
+    if (mute) sendChat({ type: mute.dataset.action, user: parseInt(mute.dataset.user, 10) });
+  });
+
+  document.addEventListener("scroll", function (event) {
+    var list = event.target;
+    if (list.id !== "chat-lines") return;
+    chatStick = list.scrollTop + list.clientHeight >= list.scrollHeight - 24;
+  }, true);
+
+  document.addEventListener("DOMContentLoaded", function () {
+    var panel = chatPanel();
+    if (!panel) return;
+    chatUpdated();
+    // Lines arrive by the socket and by the HTTP fallback's answer alike.
+    new MutationObserver(chatUpdated).observe(panel, { childList: true, subtree: true });
   });
 
   // ------------------------------------------------------------------ the countdown

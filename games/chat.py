@@ -1,0 +1,96 @@
+"""What a table's chat says: the canned phrases, how free text is cleaned, and the limits.
+
+A canned phrase is stored by its key (``ChatMessage.canned``) and shown in each reader's
+language; free text is stored as typed (cleaned here) and shown as plain text (autoescaped,
+never marked safe). The services (``games.services.send_chat``) write messages; the selectors
+(``games.selectors.chat_context``) read them. Chat is never part of a hand's log or state.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+from games.errors import GameError
+from games.models import ChatMessage
+
+# One tap away, in both languages. The keys are stored; the text is translated when shown.
+CANNED: dict[str, Any] = {
+    "hello": _("Hello"),
+    "good_luck": _("Have a good game"),
+    "well_played": _("Well played"),
+    "thanks": _("Thanks"),
+    "hurry": _("You kept us waiting"),
+    "sorry": _("Sorry"),
+    "bye": _("Bye"),
+}
+
+MAX_LENGTH = ChatMessage.MAX_LENGTH
+# At most RATE_COUNT messages per RATE_SECONDS per user, across every table (counted from
+# the user's recent ChatMessage rows, so it holds across server processes).
+RATE_COUNT = 5
+RATE_SECONDS = 10
+# How many lines a page shows when it opens (see ``selectors.chat_context``).
+HISTORY = 50
+
+# Characters that are dropped: bidirectional overrides and isolates (they could make a line
+# read backwards), zero-width marks and the byte-order mark.
+_INVISIBLE = frozenset(
+    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
+    "\u2060\u2066\u2067\u2068\u2069\ufeff"
+)
+
+
+def clean_text(text: Any) -> str:
+    """Free text as it is stored: NFC-normalised, line breaks and tabs turned into spaces,
+    other control characters and invisible direction marks removed, runs of spaces kept as
+    typed, and stripped. Refuses an empty text and one longer than ``MAX_LENGTH`` characters
+    (a long text is refused, never cut)."""
+    if not isinstance(text, str):
+        raise GameError("bad_chat", "a chat message is text")
+    text = unicodedata.normalize("NFC", text)
+    kept = []
+    for ch in text:
+        if ch in "\t\n\r\v\f\x85\u2028\u2029":
+            kept.append(" ")
+        elif unicodedata.category(ch) == "Cc" or ch in _INVISIBLE:
+            continue
+        else:
+            kept.append(ch)
+    cleaned = "".join(kept).strip()
+    if not cleaned:
+        raise GameError("chat_empty", "the message is empty")
+    if len(cleaned) > MAX_LENGTH:
+        raise GameError("chat_too_long", f"a message has at most {MAX_LENGTH} characters")
+    return cleaned
+
+
+def check_canned(key: Any) -> str:
+    if not isinstance(key, str) or key not in CANNED:
+        raise GameError("chat_bad_canned", f"there is no canned phrase {key!r}")
+    return key
+
+
+def phrase(key: str) -> str:
+    """A canned phrase in the active language (its key if it is no longer defined)."""
+    return str(CANNED[key]) if key in CANNED else key
+
+
+def canned_buttons() -> list[dict[str, str]]:
+    """The canned phrases as the panel's buttons, in the active language."""
+    return [{"key": key, "text": str(text)} for key, text in CANNED.items()]
+
+
+def line(message: ChatMessage) -> dict[str, Any]:
+    """One message as templates receive it (plain data; a canned phrase in the active
+    language)."""
+    return {
+        "id": message.pk,
+        "user_id": message.user_id,
+        "author": message.author,
+        "canned": message.canned,
+        "text": phrase(message.canned) if message.canned else message.text,
+        "created_at": message.created_at,
+    }

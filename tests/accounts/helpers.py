@@ -1,0 +1,45 @@
+"""Helpers for the account tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.utils import timezone
+
+from accounts.models import Profile
+from games import services
+from games.models import Match, Table
+from tests.tables.helpers import seed_of
+from tests.tables.test_lobby import form_values, parse  # noqa: F401  (re-exported)
+
+PASSWORD = "tiles-and-racks-42"
+
+
+def make_user(name: str, **profile: Any) -> Any:
+    user = get_user_model().objects.create_user(name, password=PASSWORD)
+    if profile:
+        Profile.objects.create(user=user, **profile)
+    return user
+
+
+def signed_in(user: Any, **kwargs: Any) -> Client:
+    client = Client(**kwargs)
+    client.force_login(user)
+    return client
+
+
+def finish(match: Match, totals: list[int], winners: list[int]) -> Match:
+    """Mark ``match`` over with these totals and winners (as services._close_hand would)."""
+    Match.objects.filter(pk=match.pk).update(
+        status=Match.Status.FINISHED, totals=totals, winners=winners, finished_at=timezone.now()
+    )
+    Table.objects.filter(pk=match.table_id).update(status=Table.Status.FINISHED)
+    match.refresh_from_db()
+    return match
+
+
+def played_match(user: Any, variant: str = "okey51", seed: int = 1) -> Match:
+    """A Play-now match of ``user`` (seat 0, three strong bots), its first hand dealt."""
+    return services.play_now(user, variant, seed=seed_of(seed))
