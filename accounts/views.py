@@ -23,7 +23,8 @@ from django.views.i18n import set_language as django_set_language
 from accounts import language
 from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
 from accounts.models import Profile, display_name
-from accounts.selectors import recent_matches
+from accounts.selectors import rating_history, recent_matches
+from games.stats import player_stats
 
 GUEST_NAME_CHARACTERS = string.ascii_lowercase + string.digits
 GUEST_NAME_LENGTH = 6
@@ -167,8 +168,10 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "owner": owner,
         "form": form,
         "matches": recent_matches(person, request.user),
-        # Ratings and statistics (games won, average totals, league standing) will be added
-        # to this context here, and shown in the "ratings" block of the template.
+        # Statistics per variant (finished hands only: games.stats).
+        "stats": player_stats(person),
+        # OpenSkill ratings per variant, with their history (leagues.ratings).
+        "ratings": rating_history(person),
     }
     return render(request, "accounts/profile.html", context)
 

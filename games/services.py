@@ -425,6 +425,7 @@ def end_match(match: Match | int, *, by: Any, reason: str = "ended by an adminis
         m.status = Match.Status.ABANDONED
         m.finished_at = timezone.now()
         m.save(update_fields=["status", "finished_at"])
+        _match_over(m.pk)
         Table.objects.filter(pk=m.table_id).update(status=Table.Status.OPEN)
     _publish(m.table_id, {"type": "table.changed", "table": m.table_id, "reason": reason})
     return m
@@ -967,6 +968,7 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
         match.ranking = _ranking(table, match.totals)
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
+        _match_over(match.pk)
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
         # The move's own message is for the table; the lobby must drop the finished table.
         _publish_lobby()
@@ -977,6 +979,14 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
     match.ready = []
     match.save(update_fields=["totals", "next_hand_at", "ready"])
     return None
+
+
+def _match_over(match_id: int) -> None:
+    """After the transaction that ends a match commits: rate it and count it in its season
+    (``leagues.hooks``; a failure there is logged, never raised into the game)."""
+    from leagues import hooks
+
+    hooks.after_match(match_id)
 
 
 def deal_next_hand(match: Match | int, *, now: Any = None, force: bool = False) -> Hand | None:

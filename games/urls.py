@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import history, lobby, rules_pages, views
+from . import history, lobby, match_pages, rules_pages, views
 
 urlpatterns = [
     # The lobby answers "/"; "home" is the older name of the same page (login redirects).
@@ -22,6 +22,7 @@ urlpatterns = [
     path("hands/<int:hand_id>/verify/", history.hand_verify, name="hand_verify"),
     path("hands/<int:hand_id>/scenario.json", history.hand_scenario_view, name="hand_scenario"),
     path("matches/<int:match_id>.json", history.match_export_view, name="match_export"),
+    path("matches/<int:match_id>/", match_pages.match_page, name="match"),
     path("rules/", rules_pages.rules_index, name="rules_index"),
     path("rules/<slug:variant>/", rules_pages.rules, name="rules"),
 ]

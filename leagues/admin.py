@@ -1,11 +1,20 @@
-from django.contrib import admin
+from typing import Any
 
-from leagues.models import League, Season
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
+
+from leagues import standings
+from leagues.models import League, Rating, RatingChange, Season, SeasonMember, Standing
 
 
 class SeasonInline(admin.TabularInline):
     model = Season
     extra = 0
+    fields = ["name", "starts_on", "ends_on", "counting", "allow_bots", "count_abandoned"]
+    show_change_link = True
 
 
 @admin.register(League)
@@ -16,8 +25,80 @@ class LeagueAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
+class SeasonMemberInline(admin.TabularInline):
+    model = SeasonMember
+    extra = 0
+    autocomplete_fields = ["user"]
+    readonly_fields = ["joined_at"]
+
+
+class StandingInline(admin.TabularInline):
+    """The stored standings, read-only: they change when matches end, or by the action."""
+
+    model = Standing
+    extra = 0
+    can_delete = False
+    fields = ["rank", "user", "played", "won", "drawn", "points", "rating", "form"]
+    readonly_fields = fields
+    ordering = ["rank", "user_id"]
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
 @admin.register(Season)
 class SeasonAdmin(admin.ModelAdmin):
-    list_display = ["name", "league", "starts_on", "ends_on"]
-    list_filter = ["league", "starts_on"]
+    inlines = [SeasonMemberInline, StandingInline]
+    list_display = ["name", "league", "starts_on", "ends_on", "counting", "open_to_join"]
+    list_filter = ["league", "starts_on", "counting"]
     search_fields = ["name", "league__name"]
+    actions = ["recompute_standings"]
+
+    @admin.action(description=_("Recompute standings"))
+    def recompute_standings(self, request: HttpRequest, queryset: QuerySet[Season]) -> None:
+        seasons = list(queryset)
+        for season in seasons:
+            standings.recompute(season)
+        self.message_user(
+            request,
+            ngettext(
+                "Standings recomputed for %(count)d season.",
+                "Standings recomputed for %(count)d seasons.",
+                len(seasons),
+            )
+            % {"count": len(seasons)},
+            messages.SUCCESS,
+        )
+
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        super().save_related(request, form, formsets, change)
+        # Members or the counting rule may have changed: the stored standings follow.
+        standings.recompute(form.instance)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Rating)
+class RatingAdmin(ReadOnlyAdmin):
+    list_display = ["user", "variant", "ordinal", "mu", "sigma", "matches", "updated_at"]
+    list_filter = ["variant"]
+    search_fields = ["user__username"]
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ["match", "user", "variant", "ordinal_before", "ordinal", "created_at"]
+    list_filter = ["variant"]
+    search_fields = ["user__username"]

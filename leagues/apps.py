@@ -5,3 +5,6 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "leagues"
     verbose_name = "Leagues"
+
+    def ready(self) -> None:
+        from leagues import signals  # noqa: F401

@@ -1,11 +1,17 @@
-"""Leagues and their seasons. Tables may belong to a season; standings come with the league
-issue, which builds on these rows."""
+"""Leagues and their seasons, season members and standings, and the players' ratings.
+
+Tables may belong to a season (``Table.season``). Ratings (``leagues.ratings``) and standings
+(``leagues.standings``) read who played a match from its ``Participant`` rows, never from the
+seats, and are updated once per match after it ends (``leagues.hooks``).
+"""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.utils.translation import gettext_lazy as _
 
 
 class League(models.Model):
@@ -23,12 +29,32 @@ class League(models.Model):
 
 
 class Season(models.Model):
-    """One season of a league, between two dates."""
+    """One season of a league, between two dates, and how its standings count."""
+
+    class Counting(models.TextChoices):
+        POINTS = "points", _("total points")
+        WINS = "wins", _("match wins")
+        RATING = "rating", _("rating")
 
     league = models.ForeignKey(League, on_delete=models.CASCADE, related_name="seasons")
     name = models.CharField(max_length=80)
     starts_on = models.DateField()
     ends_on = models.DateField()
+    counting = models.CharField(
+        max_length=10,
+        choices=Counting.choices,
+        default=Counting.POINTS,
+        help_text=_("what ranks the members in the standings"),
+    )
+    allow_bots = models.BooleanField(
+        default=False, help_text=_("matches with a bot count (and rate their human players)")
+    )
+    count_abandoned = models.BooleanField(
+        default=False, help_text=_("abandoned matches count, as they stood when stopped")
+    )
+    open_to_join = models.BooleanField(
+        default=False, help_text=_("signed-in players may join the season themselves")
+    )
 
     class Meta:
         ordering = ["league", "-starts_on"]
@@ -45,3 +71,126 @@ class Season(models.Model):
     def clean(self) -> None:
         if self.starts_on and self.ends_on and self.ends_on < self.starts_on:
             raise ValidationError({"ends_on": "a season ends on or after the day it starts"})
+
+
+class SeasonMember(models.Model):
+    """A player taking part in a season: only matches between members count."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="members")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="season_memberships"
+    )
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["season", "joined_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "user"], name="unique_season_member"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.season}"
+
+
+class Standing(models.Model):
+    """A member's stored line in a season's standings, kept up to date as matches end
+    (``leagues.standings.count_match``) and rewritten by ``leagues.standings.recompute``."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="standings")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    rank = models.PositiveIntegerField(default=0)
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0)
+    drawn = models.PositiveIntegerField(default=0)
+    points = models.IntegerField(default=0)
+    # The member's rating ordinal for the league's variant (None: not rated yet).
+    rating = models.FloatField(null=True, blank=True)
+    # The last five results, oldest first: W (won), D (drawn: a shared win), L (lost).
+    form = models.CharField(max_length=5, blank=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["season", "rank", "user_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["season", "user"], name="unique_standing"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rank}. {self.user} in {self.season}"
+
+
+class SeasonMatch(models.Model):
+    """A match counted in a season's stored standings: the row makes counting happen once."""
+
+    season = models.ForeignKey(Season, on_delete=models.CASCADE, related_name="counted")
+    match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["season", "match"], name="unique_season_match"),
+        ]
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} in season {self.season_id}"
+
+
+class Rating(models.Model):
+    """A player's OpenSkill (Plackett-Luce) rating in one variant."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    variant = models.ForeignKey("games.Variant", on_delete=models.CASCADE, related_name="+")
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    # mu - 3 sigma: the conservative estimate the leaderboard sorts by.
+    ordinal = models.FloatField(db_index=True)
+    matches = models.PositiveIntegerField(default=0)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["variant", "-ordinal"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "variant"], name="one_rating_per_variant"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.variant_id}: {self.ordinal:.2f}"
+
+
+class RatedMatch(models.Model):
+    """A finished match the ratings have taken in, once (``rated``: False when it was looked
+    at and not rated, e.g. it had a bot). Inserted in the same transaction as the updates."""
+
+    match = models.OneToOneField("games.Match", on_delete=models.CASCADE, related_name="rated")
+    rated = models.BooleanField(default=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"match {self.match_id} ({'rated' if self.rated else 'not rated'})"
+
+
+class RatingChange(models.Model):
+    """One player's rating before and after one match: the rating history."""
+
+    match = models.ForeignKey("games.Match", on_delete=models.CASCADE, related_name="+")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    variant = models.ForeignKey("games.Variant", on_delete=models.CASCADE, related_name="+")
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    ordinal_before = models.FloatField()
+    ordinal = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="one_rating_change_per_match"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} after match {self.match_id}: {self.ordinal:.2f}"

@@ -61,6 +61,18 @@ def _empty_cache() -> None:
     cache.clear()
 
 
+# ------------------------------------------------------------------------------- channel layer
+@pytest.fixture(autouse=True)
+def _fresh_channel_layer() -> None:
+    """Every test gets its own channel layer object. channels_redis keeps an asyncio lock per
+    channel, bound to the event loop that first used it; pytest-asyncio gives each test a new
+    loop, and a lock still held when an earlier test's loop closed fails every later socket
+    with "bound to a different event loop". (A server runs one loop: no such problem.)"""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+
+
 # ------------------------------------------------------------------------------- test database
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(

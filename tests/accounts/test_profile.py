@@ -153,7 +153,8 @@ def test_the_history_lists_matches_with_total_winners_and_link() -> None:
     assert cells[2] == done.table.name
     assert cells[3] == "finished" and cells[4] == "120"
     assert cells[5] == "Bot (strong), Elif K"
-    assert rows[1].one("a").attrs["href"] == reverse("table", args=[done.table_id])
+    assert rows[1].one("a", href=reverse("table", args=[done.table_id])).text() == done.table.name
+    assert rows[1].one("a", data_action="match").attrs["href"] == reverse("match", args=[done.pk])
     cells = [td.text() for td in rows[0].all("td")]
     assert cells[1] == "Düz Okey" and cells[3] == "playing" and cells[4] == "" and cells[5] == ""
 
@@ -172,7 +173,8 @@ def test_a_private_table_is_hidden_from_those_who_may_not_see_it() -> None:
         assert "private table" in row.text() and "Okey 51" in row.text()
     for viewer in (signed_in(player), signed_in(host)):
         row = profile_page(viewer, "elif").one("tr", data_match=str(match.pk))
-        assert row.one("a").text() == "Secret room"
+        assert row.one("a", href=reverse("table", args=[table.pk])).text() == "Secret room"
+        assert row.one("a", data_action="match").attrs["href"] == reverse("match", args=[match.pk])
 
 
 def test_the_history_keeps_the_last_matches_only() -> None:

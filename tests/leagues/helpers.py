@@ -1,0 +1,98 @@
+"""Matches written directly as rows (as the services leave them when a match ends)."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from games import services
+from games.catalog import ensure_variants
+from games.models import Hand, Match, Participant, Table, Variant
+from leagues.models import League, Season, SeasonMember
+
+BOT = "bot"
+
+
+def season(
+    variant: str = "okey51", name: str = "Winter", members: list[Any] = (), **settings: Any
+) -> Season:
+    ensure_variants()
+    league, _ = League.objects.get_or_create(
+        name=f"League {variant}", defaults={"variant": Variant.objects.get(key=variant)}
+    )
+    today = timezone.localdate()
+    s = Season.objects.create(
+        league=league,
+        name=name,
+        starts_on=today - datetime.timedelta(days=30),
+        ends_on=today + datetime.timedelta(days=30),
+        **settings,
+    )
+    for user in members:
+        SeasonMember.objects.create(season=s, user=user)
+    return s
+
+
+def users(*names: str) -> list[Any]:
+    User = get_user_model()
+    return [User.objects.create_user(name, password="x") for name in names]
+
+
+def table(variant: str = "okey51", season: Season | None = None, partners: bool = False) -> Table:
+    ensure_variants()
+    options = {"partners": True} if partners else None
+    return services.create_table(variant=variant, created_by=None, season=season, options=options)
+
+
+def finished_match(
+    table: Table,
+    players: list[Any],
+    totals: list[int],
+    winners: list[int],
+    *,
+    status: str = Match.Status.FINISHED,
+    teams: list[int] | None = None,
+    when: datetime.datetime | None = None,
+    hands: int = 1,
+) -> Match:
+    """A match that has ended, with ``hands`` hands, each held by ``players`` (a user, or
+    ``BOT``) seat by seat; ``teams`` gives each seat's team in 2v2."""
+    reverse = table.variant.key == "classic"
+    match = Match.objects.create(
+        table=table,
+        status=status,
+        totals=totals,
+        winners=winners if status == Match.Status.FINISHED else [],
+        ranking=(
+            sorted(range(len(totals)), key=lambda s: totals[s], reverse=reverse)
+            if status == Match.Status.FINISHED
+            else []
+        ),
+        finished_at=when or timezone.now(),
+    )
+    for number in range(1, hands + 1):
+        hand = Hand.objects.create(
+            match=match,
+            number=number,
+            starter=0,
+            commitment="c",
+            seed="s",
+            state={},
+            status=Hand.Status.FINISHED,
+        )
+        Participant.objects.bulk_create(
+            [
+                Participant(
+                    hand=hand,
+                    position=p,
+                    user=None if who == BOT else who,
+                    bot_level="greedy" if who == BOT else "",
+                    team=teams[p] if teams else None,
+                )
+                for p, who in enumerate(players)
+            ]
+        )
+    return match
