@@ -81,6 +81,7 @@ REFUSALS: dict[str, Any] = {
     "chat_bad_canned": gettext_lazy("There is no such phrase."),
     "chat_mute_self": gettext_lazy("You cannot mute yourself."),
     "bad_chat": gettext_lazy("That message is not understood."),
+    "season_options": gettext_lazy("This table's options are not the season's table options."),
 }
 
 

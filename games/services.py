@@ -143,8 +143,10 @@ def check_table_settings(
     players: int,
     season: Any,
 ) -> dict[str, Any]:
-    """The table options a new table of ``variant`` gets, checked by the engine."""
-    merged = {**variant.default_options, **(options or {})}
+    """The table options a new table of ``variant`` gets, checked by the engine. A season's
+    table options win over the table's own choices (every table of a season plays alike)."""
+    season_options = season.table_options if season is not None else {}
+    merged = {**variant.default_options, **(options or {}), **(season_options or {})}
     if move_timer is not None:
         merged["timer"] = move_timer
     try:
@@ -445,6 +447,12 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
         season = changes.get("season", t.season)
         if season is not None and season.league.variant_id != t.variant_id:
             raise GameError("bad_season", "the season's league plays another variant")
+        if season is not None and any(
+            t.options.get(k) != v for k, v in (season.table_options or {}).items()
+        ):
+            raise GameError(
+                "season_options", "this table's options are not the season's table options"
+            )
         for key, value in changes.items():
             setattr(t, key, value)
         t.save(update_fields=sorted(changes))

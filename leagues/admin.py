@@ -55,7 +55,39 @@ class SeasonAdmin(admin.ModelAdmin):
     list_display = ["name", "league", "starts_on", "ends_on", "counting", "open_to_join"]
     list_filter = ["league", "starts_on", "counting"]
     search_fields = ["name", "league__name"]
-    actions = ["recompute_standings"]
+    actions = ["recompute_standings", "open_table"]
+
+    @admin.action(description=_("Open a table for this season"))
+    def open_table(self, request: HttpRequest, queryset: QuerySet[Season]) -> None:
+        """A new open table of the league's variant with the season's table options, through
+        the game services (the admin never writes tables itself)."""
+        from django.urls import reverse
+        from django.utils.html import format_html
+
+        from games import services
+        from games.errors import GameError
+
+        for season in queryset.select_related("league__variant"):
+            try:
+                table = services.create_table(
+                    variant=season.league.variant,
+                    created_by=None,
+                    name=f"{season.league.name} · {season.name}",
+                    season=season,
+                )
+            except GameError as exc:
+                self.message_user(request, f"{season}: {exc.message}", messages.ERROR)
+                continue
+            self.message_user(
+                request,
+                format_html(
+                    '{}: <a href="{}">{}</a>',
+                    season,
+                    reverse("table", args=[table.pk]),
+                    _("table %(id)s opened") % {"id": table.pk},
+                ),
+                messages.SUCCESS,
+            )
 
     @admin.action(description=_("Recompute standings"))
     def recompute_standings(self, request: HttpRequest, queryset: QuerySet[Season]) -> None:

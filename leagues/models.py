@@ -7,11 +7,15 @@ seats, and are updated once per match after it ends (``leagues.hooks``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 from django.utils.translation import gettext_lazy as _
+
+from games import engine
 
 
 class League(models.Model):
@@ -55,6 +59,13 @@ class Season(models.Model):
     open_to_join = models.BooleanField(
         default=False, help_text=_("signed-in players may join the season themselves")
     )
+    # The rules every table of the season plays by (engine options of the league's variant,
+    # e.g. {"hands": 5}); they win over a table's own choices.
+    table_options = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text=_("the table options every table of this season plays with"),
+    )
 
     class Meta:
         ordering = ["league", "-starts_on"]
@@ -71,6 +82,20 @@ class Season(models.Model):
     def clean(self) -> None:
         if self.starts_on and self.ends_on and self.ends_on < self.starts_on:
             raise ValidationError({"ends_on": "a season ends on or after the day it starts"})
+        if self.league_id:
+            try:
+                self.table_options = checked_table_options(self.league.variant, self.table_options)
+            except (engine.OptionsError, TypeError) as exc:
+                raise ValidationError({"table_options": str(exc)}) from exc
+
+
+def checked_table_options(variant: Any, options: Any) -> dict[str, Any]:
+    """``options`` checked by the engine against ``variant`` (its defaults filled in for the
+    check); the keys given are kept, in the engine's normal form."""
+    if not isinstance(options, dict):
+        raise TypeError('the table options are a JSON object, e.g. {"hands": 5}')
+    checked = engine.validate_options(variant.key, {**variant.default_options, **options})
+    return {key: checked[key] for key in options}
 
 
 class SeasonMember(models.Model):

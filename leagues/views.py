@@ -93,6 +93,11 @@ def season_standings(request: HttpRequest, league_id: int, season_id: int) -> Ht
         "league": season.league,
         "variant_name": variant_name(season.league.variant.name),
         "rule": counting_rule(season),
+        "table_options": sorted((season.table_options or {}).items()),
+        # Where members play: the season's public tables that are open or being played.
+        "tables": list(
+            season.tables.filter(is_private=False, status__in=["open", "playing"]).order_by("pk")
+        ),
         "rows": [
             {
                 "rank": r.rank,

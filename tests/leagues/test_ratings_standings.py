@@ -381,3 +381,83 @@ def test_the_leagues_index_lists_seasons_and_leaderboards() -> None:
     for key in ("classic", "duz", "okey51", "gobek17"):
         assert reverse("leaderboard", args=[key]) in page
     assert reverse("leagues") in Client().get(reverse("lobby")).content.decode()
+
+
+@pytest.mark.django_db
+def test_a_season_s_table_options_rule_its_tables() -> None:
+    from django.core.exceptions import ValidationError
+
+    from games.catalog import ensure_variants
+    from games.errors import GameError
+    from games.models import Variant
+    from leagues.models import League, Season
+
+    ensure_variants()
+    league = League.objects.create(name="İzmir", variant=Variant.objects.get(key="okey51"))
+    season = Season(
+        league=league,
+        name="Autumn",
+        starts_on=datetime.date(2026, 9, 1),
+        ends_on=datetime.date(2026, 11, 30),
+        table_options={"hands": 5},
+    )
+    with pytest.raises(ValidationError):  # the engine says okey51 plays 1 or 3 hands
+        season.full_clean()
+    season.table_options = {"bogus": 1}
+    with pytest.raises(ValidationError):
+        season.full_clean()
+    season.table_options = {"hands": 1}
+    season.full_clean()
+    season.save()
+
+    # A table opened for the season plays by its options, whatever the table asked for.
+    table = services.create_table(
+        variant="okey51", created_by=None, season=season, options={"hands": 3}
+    )
+    assert table.options["hands"] == 1
+    # A table with other options cannot be attached to the season afterwards.
+    other = services.create_table(variant="okey51", created_by=None, options={"hands": 3})
+    with pytest.raises(GameError) as refused:
+        services.update_table(other, by=services.SYSTEM, season=season)
+    assert refused.value.code == "season_options"
+    other.refresh_from_db()
+    assert other.season_id is None
+    same = services.create_table(variant="okey51", created_by=None, options={"hands": 1})
+    services.update_table(same, by=services.SYSTEM, season=season)
+
+    page = Client().get(reverse("season_standings", args=[league.pk, season.pk])).content
+    text = page.decode()
+    assert "data-table-options" in text and "hands=1" in text
+    assert f'data-table="{table.pk}"' in text and f'data-table="{same.pk}"' in text
+
+
+@pytest.mark.django_db
+def test_the_admin_opens_a_table_for_a_season_through_the_services() -> None:
+    from django.contrib.auth import get_user_model
+
+    from games.catalog import ensure_variants
+    from games.models import Table, Variant
+    from leagues.models import League, Season
+
+    ensure_variants()
+    league = League.objects.create(name="Bursa", variant=Variant.objects.get(key="duz"))
+    season = Season.objects.create(
+        league=league,
+        name="Winter",
+        starts_on=datetime.date(2026, 12, 1),
+        ends_on=datetime.date(2027, 2, 28),
+        table_options={"timer": 60},
+    )
+    staff = get_user_model().objects.create_superuser("boss", password="x")
+    client = Client()
+    client.force_login(staff)
+    response = client.post(
+        reverse("admin:leagues_season_changelist"),
+        {"action": "open_table", "_selected_action": [season.pk]},
+        follow=True,
+    )
+    assert response.status_code == 200
+    table = Table.objects.get(season=season)
+    assert table.options["timer"] == 60 and table.move_timer == 60
+    assert table.seats.count() == 4 and table.status == Table.Status.OPEN
+    assert reverse("table", args=[table.pk]) in response.content.decode()
