@@ -35,6 +35,10 @@ ENV_KEYS = (
     "CACHE_URL",
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
+    "DB_POOL",
+    "DB_POOL_MIN",
+    "DB_POOL_MAX",
+    "DB_POOL_TIMEOUT",
 )
 
 PRINT_SETTINGS = """
@@ -131,6 +135,8 @@ def test_it_uses_postgresql_and_redis_from_the_environment() -> None:
     assert resolved["name"] == "okey_prod"
     assert "transaction_mode" not in resolved["options"]
     assert resolved["conn_max_age"] == 0
+    # A pool of connections per process (psycopg_pool), sized from the environment.
+    assert resolved["options"]["pool"] == {"min_size": 1, "max_size": 20, "timeout": 10.0}
     assert resolved["layer"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     [host] = resolved["layer"]["CONFIG"]["hosts"]
     assert host["address"] == "redis://cache.example.test:6379/3"
@@ -230,3 +236,13 @@ def test_it_uses_the_layer_the_environment_asks_for() -> None:
         assert backend == "channels_redis.core.RedisChannelLayer"
     else:
         assert backend == "channels.layers.InMemoryChannelLayer"
+
+
+def test_the_postgresql_pool_is_sized_or_turned_off_from_the_environment() -> None:
+    url = "postgres://okey@db.example.test/okey"
+    sized = loaded(DATABASE_URL=url, DEBUG="true", DB_POOL_MAX="8", DB_POOL_MIN="2")
+    assert sized["options"]["pool"]["max_size"] == 8
+    assert sized["options"]["pool"]["min_size"] == 2
+    assert "pool" not in loaded(DATABASE_URL=url, DEBUG="true", DB_POOL="false")["options"]
+    # SQLite has no pool.
+    assert "pool" not in loaded(DEBUG="true")["options"]
