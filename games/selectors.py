@@ -89,15 +89,18 @@ def watching(table_ids: list[int]) -> dict[int, int]:
     return dict(rows)
 
 
-def table_context(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
+def table_context(
+    table_id: int, user: Any, invite: str | None = None, table: Table | None = None
+) -> dict[str, Any]:
     """Everything the table page (and its live fragments) shows ``user``, as plain data.
 
     Raises ``Table.DoesNotExist`` for a missing table and ``NotAllowed`` for one the user may
     not see. The rack in it is the viewer's own, from the engine's view of their seat; the
     rest comes from the engine's public view. Templates get this and nothing else: no Hand
-    row, no seed before the end, no engine state.
+    row, no seed before the end, no engine state. ``table``: the table as
+    :func:`table_with_seats` read it, when the caller has it already.
     """
-    table = table_with_seats(table_id)
+    table = table if table is not None else table_with_seats(table_id)
     seat_rows = list(table.seats.all())
     policy.check_see(table, seat_rows, user, invite)
     uid = viewer_id(user)
@@ -386,12 +389,16 @@ def chat_window(table_id: int) -> Q:
     return Q(table_id=table_id, match_id=latest[0])
 
 
-def chat_context(table_id: int, user: Any, invite: str | None = None) -> dict[str, Any]:
+def chat_context(
+    table_id: int, user: Any, invite: str | None = None, table: Table | None = None
+) -> dict[str, Any]:
     """The chat panel for ``user``, as plain data: the last ``chat.HISTORY`` lines of the
     window (``chat_window``), oldest first, without those of people the viewer muted; who is
-    muted; whether the viewer may send; the canned phrases in the active language."""
-    table = Table.objects.get(pk=table_id)
-    seats = list(Seat.objects.filter(table_id=table_id))
+    muted; whether the viewer may send; the canned phrases in the active language.
+    ``table``: the table with its seats, when the caller has read it already."""
+    if table is None:
+        table = Table.objects.prefetch_related("seats").get(pk=table_id)
+    seats = list(table.seats.all())
     policy.check_see(table, seats, user, invite)
     uid = viewer_id(user)
     mutes = list(_mutes(table_id, uid).select_related("muted__profile")) if uid else []

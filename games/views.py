@@ -12,8 +12,11 @@ from games.models import Seat, Table
 
 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    invite = request.GET.get("invite")
     try:
-        context = selectors.table_context(table_id, request.user, request.GET.get("invite"))
+        # One read of the table and its seats for the board and the chat panel.
+        table = selectors.table_with_seats(table_id)
+        context = selectors.table_context(table_id, request.user, invite, table=table)
     except (Table.DoesNotExist, NotAllowed) as exc:
         # A private table without its invite looks like no table at all.
         raise Http404 from exc
@@ -21,7 +24,7 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     # on every move); the sockets update it from the count the services publish.
     context["watching"] = selectors.watching([table_id]).get(table_id, 0)
     # The chat panel (outside the live fragments: the board's frames never re-render it).
-    context["chat"] = selectors.chat_context(table_id, request.user, request.GET.get("invite"))
+    context["chat"] = selectors.chat_context(table_id, request.user, invite, table=table)
     return render(request, "games/table.html", context)
 
 
