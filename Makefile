@@ -21,7 +21,7 @@ ifneq ($(strip $(REDIS_URL)),)
 WORKER ?= $(MANAGE) run_clock
 endif
 
-.PHONY: run test install install-dev chromium lint messages clean
+.PHONY: run serve test install install-dev chromium lint messages clean
 
 run: export DEBUG ?= true
 run: install
@@ -35,6 +35,14 @@ else
 	trap 'kill $$worker 2>/dev/null || true' EXIT INT TERM; \
 	$(PY) -m daphne -b $(HOST) -p $(PORT) okeysite.asgi:application
 endif
+
+# Production: PROCESSES daphne processes on PORT, PORT+1, ... and the clock worker, on the
+# PostgreSQL and Redis of DATABASE_URL and REDIS_URL (README: "Production settings").
+PROCESSES ?= 2
+serve: install
+	$(MANAGE) migrate --noinput
+	$(MANAGE) collectstatic --noinput
+	$(MANAGE) serve --processes $(PROCESSES) --host $(HOST) --port $(PORT)
 
 test: install-dev chromium
 	$(PY) -m ruff check .
