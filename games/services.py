@@ -315,7 +315,10 @@ def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Matc
         hand = _deal(match, t, seats, number=1, starter=0, scores=match.totals, seed=seed)
         t.status = Table.Status.PLAYING
         t.save(update_fields=["status"])
-    _publish(t.id, {"type": "hand.dealt", "table": t.id, "hand": hand.id, "version": 0})
+    # "match": a new match began (its chat window starts empty: the sockets re-send the panel).
+    _publish(
+        t.id, {"type": "hand.dealt", "table": t.id, "hand": hand.id, "version": 0, "match": True}
+    )
     return match
 
 

@@ -330,6 +330,17 @@ class TableConsumer(AsyncWebsocketConsumer):
     async def hand_dealt(self, event: dict[str, Any]) -> None:
         self.sent_rack = None
         await self._send_table()
+        if event.get("match"):
+            # A new match (a rematch): the chat shows the new match's window, and mutes
+            # that ended with the last match are lifted.
+            self.muted = frozenset(
+                await database_sync_to_async(selectors.muted_ids)(
+                    self.table_id, self.scope.get("user")
+                )
+            )
+            html = await database_sync_to_async(self._chat_lines)()
+            if html:
+                await self.send(text_data=html)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         await self._send_table()

@@ -592,3 +592,34 @@ def test_the_http_fallback_goes_through_the_same_service() -> None:
     assert client.post(reverse("table_chat", args=[999999]), {"text": "x"}).status_code == 404
     assert ChatMessage.objects.filter(text="anonymous").count() == 0
     assert Hand.objects.count() == 0
+
+
+async def test_a_rematch_empties_the_open_chat_panels_and_lifts_the_mutes() -> None:
+    def setup() -> tuple[int, list[Any], list[str]]:
+        table, users = user_table("duz", {"timer": 0})
+        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1011))
+        services.send_chat(table.pk, users[1], text="first match talk")
+        services.mute_chat(table.pk, users[0], users[2].pk)
+        services.end_match(match, by=services.SYSTEM)
+        # The match ended as abandoned and the table is open again: a new match starts.
+        return table.pk, users, [cookie_for(u) for u in users]
+
+    table_id, users, cookies = await database_sync_to_async(setup)()
+    ws = socket(table_id, cookies[0])
+    assert (await ws.connect(timeout=5))[0]
+    try:
+        await drain(ws)
+
+        def new_match() -> None:
+            services.start_match(table_id, by=services.SYSTEM, seed=seed_of(1012))
+
+        await database_sync_to_async(new_match)()
+        frames = await drain(ws, 0.5)
+        panels = [f for f in frames if 'id="chat-lines"' in f and "beforeend" not in f]
+        assert panels, frames
+        assert "first match talk" not in panels[-1]  # the new match's window is empty
+        # The mute ended with the match: the other player's new line reaches this socket.
+        await database_sync_to_async(services.send_chat)(table_id, users[2], text="hello again")
+        assert "hello again" in "".join(chat_frames(await drain(ws, 0.5)))
+    finally:
+        await ws.disconnect()
