@@ -19,7 +19,7 @@ from games.table_socket import TableConsumer  # the table's socket, for the rout
 LOBBY_GROUP = "lobby"
 
 
-class LobbyConsumer(AsyncWebsocketConsumer):
+class LobbyConsumer(live.QuietSend, AsyncWebsocketConsumer):
     """The lobby socket.
 
     On connect it sends, in one frame, the greeting (``#lobby-status``) and the live part of

@@ -31,6 +31,28 @@ from django.db import close_old_connections
 
 log = logging.getLogger(__name__)
 
+try:  # daphne's WebSocket transport (autobahn) refuses a frame once its client has gone
+    from autobahn.exception import Disconnected as ClientGone
+except ImportError:  # pragma: no cover - another ASGI server
+
+    class ClientGone(Exception):  # type: ignore[no-redef]
+        """Never raised: this server has no such error."""
+
+
+class QuietSend:
+    """For a socket consumer: a frame sent after the client has closed the connection (a
+    group message that arrived before the close did) is dropped, not logged as an error by
+    the server; the consumer's disconnect is on its way."""
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data, bytes_data, close)  # type: ignore[misc]
+        except ClientGone:
+            log.debug("a frame for a socket that has just closed was dropped")
+
+
 # This process's open sockets, by channel name.
 table_sockets: set[str] = set()  # seated players' table sockets (Presence rows)
 lobby_sockets: set[str] = set()  # signed-in lobby sockets (LobbyPresence rows)

@@ -97,7 +97,7 @@ def language_of(scope: dict[str, Any]) -> str:
         return settings.LANGUAGE_CODE
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
     table_id: int
     seat_id: int | None = None
     position: int | None = None

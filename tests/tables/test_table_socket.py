@@ -224,3 +224,28 @@ async def test_it_closes_quietly_when_its_table_is_deleted() -> None:
         assert closed["code"] == 4404
     finally:
         await ws.disconnect()
+
+
+async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() -> None:
+    """daphne raises (and logs as an error) when a consumer sends on a connection its client
+    has already closed: a group message that arrived before the close. The consumers drop
+    such a frame; any other error still raises."""
+    from games.consumers import LobbyConsumer
+    from games.live import ClientGone
+    from games.table_socket import TableConsumer
+
+    for consumer_class in (TableConsumer, LobbyConsumer):
+        consumer = consumer_class()
+
+        async def gone(message: dict[str, Any]) -> None:
+            raise ClientGone("Attempt to send on a closed protocol")
+
+        consumer.base_send = gone
+        await consumer.send(text_data="<p>late</p>")  # no error
+
+        async def broken(message: dict[str, Any]) -> None:
+            raise ValueError("something else")
+
+        consumer.base_send = broken
+        with pytest.raises(ValueError):
+            await consumer.send(text_data="<p>late</p>")
