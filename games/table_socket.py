@@ -331,13 +331,8 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         self.sent_rack = None
         await self._send_table()
         if event.get("match"):
-            # A new match (a rematch): the chat shows the new match's window, and mutes
-            # that ended with the last match are lifted.
-            self.muted = frozenset(
-                await database_sync_to_async(selectors.muted_ids)(
-                    self.table_id, self.scope.get("user")
-                )
-            )
+            # A new match (a rematch): the chat shows the new match's window. (The muted set
+            # stays: a line from someone in it is checked against the mutes of its time.)
             html = await database_sync_to_async(self._chat_lines)()
             if html:
                 await self.send(text_data=html)

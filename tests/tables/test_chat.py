@@ -496,7 +496,11 @@ async def test_a_muted_author_does_not_reach_the_muter_live(
             services.end_match(match, by=services.SYSTEM)
 
         await database_sync_to_async(play_and_end)()
-        assert "during the match" not in "".join(chat_frames(await drain(muter)))
+        # No line said during the mute is pushed to the muter. (The new match also re-sends
+        # the whole panel, rendered with the mutes as they are when it renders: here, after
+        # the match has ended, so it is left out of this check.)
+        pushed = [f for f in chat_frames(await drain(muter)) if 'hx-swap-oob="beforeend"' in f]
+        assert "during the match" not in "".join(pushed)
         await say("after the match")
         assert texts("".join(chat_frames(await drain(muter)))) == ["after the match"]
         # Refusals: oneself, nobody.
