@@ -7,12 +7,11 @@ from typing import Any
 
 from django.db.models import Prefetch
 from django.urls import reverse
-from django.utils.translation import gettext
 
-from accounts.models import display_name
 from games import policy
 from games.messages import variant_name
 from games.models import Match, Participant, Seat
+from games.selectors import holder_name
 
 RECENT_MATCHES = 20
 
@@ -66,22 +65,11 @@ def _match(
         "finished": finished,
         "seat": seat,
         "total": total,
-        "winners": [_holder_name(holders.get(w)) for w in m.winners] if finished else [],
+        "winners": [holder_name(holders.get(w)) for w in m.winners] if finished else [],
         "visible": visible,
         "table_name": table.name if visible else "",
         "url": reverse("table", args=[table.pk]) if visible else "",
     }
-
-
-def _holder_name(p: Participant | None) -> str:
-    if p is None:
-        return "?"
-    if p.user_id and p.user is not None:
-        return display_name(p.user)
-    if p.bot_level:
-        level = dict(Seat.Bot.choices).get(p.bot_level, p.bot_level)
-        return gettext("Bot (%(level)s)") % {"level": level}
-    return gettext("a former player")
 
 
 # ----------------------------------------------------------------------------- ratings

@@ -37,6 +37,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import display_name
 from games import engine, messages, policy
 from games.models import Hand, Match, Participant, Seat, Table, Variant
+from games.selectors import holder_name
 
 PER_PAGE = 20
 
@@ -49,16 +50,6 @@ RESULT_LABELS: dict[str, Any] = {
 
 
 # ----------------------------------------------------------------------------- names
-def holder_name(p: Participant | None) -> str:
-    """Who held a seat in a hand: the player's name, or "Bot (level)"."""
-    if p is None:
-        return "?"
-    if p.user_id and p.user is not None:
-        return display_name(p.user)
-    if p.bot_level:
-        level = dict(Seat.Bot.choices).get(p.bot_level, p.bot_level)
-        return gettext("Bot (%(level)s)") % {"level": level}
-    return gettext("a former player")
 
 
 def match_result(status: str, winners: list[int] | None, seat: int | None) -> str:

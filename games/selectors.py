@@ -190,6 +190,18 @@ def _assist(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def holder_name(p: Participant | None) -> str:
+    """Who held a seat in a hand: the player's name, or "Bot (level)"."""
+    if p is None:
+        return "?"
+    if p.user_id and p.user is not None:
+        return display_name(p.user)
+    if p.bot_level:
+        level = dict(Seat.Bot.choices).get(p.bot_level, p.bot_level)
+        return gettext("Bot (%(level)s)") % {"level": level}
+    return gettext("a former player")
+
+
 def _name(s: Seat) -> str:
     if s.user_id and s.user is not None:
         return display_name(s.user)

@@ -66,18 +66,15 @@ def player_stats(person: Any) -> list[dict[str, Any]]:
     seat_in_match: dict[int, int] = {}
     for r in sorted(rows, key=lambda r: r["hand_id"]):
         seat_in_match[r["hand__match_id"]] = r["position"]
-    won = {
-        pk
-        for pk, winners in Match.objects.filter(
-            pk__in=list(seat_in_match), status=Match.Status.FINISHED
-        ).values_list("pk", "winners")
-        if seat_in_match[pk] in (winners or [])
-    }
-    finished_matches = set(
-        Match.objects.filter(pk__in=list(seat_in_match), status=Match.Status.FINISHED).values_list(
-            "pk", flat=True
-        )
-    )
+    # The finished matches among them, and those the player's seat won: one query.
+    finished_matches: set[int] = set()
+    won: set[int] = set()
+    for pk, winners in Match.objects.filter(
+        pk__in=list(seat_in_match), status=Match.Status.FINISHED
+    ).values_list("pk", "winners"):
+        finished_matches.add(pk)
+        if seat_in_match[pk] in (winners or []):
+            won.add(pk)
 
     by_variant: dict[str, dict[str, Any]] = {}
     finishes: dict[str, Counter[str]] = defaultdict(Counter)

@@ -113,7 +113,7 @@ def _daphne_process(
 def daphne_live_server(transactional_db: None, _daphne_process: DaphneServer) -> DaphneServer:
     """The site served by a real daphne (ASGI: HTTP and WebSockets) on the test database.
 
-    Use it where pytest-django's ``live_server`` (WSGI, no WebSockets) is not enough::
+    Browser tests use it (a WSGI test server has no WebSockets)::
 
         def test_something(daphne_live_server, chromium_page):
             chromium_page.goto(f"{daphne_live_server.url}/tables/{table.pk}/")

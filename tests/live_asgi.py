@@ -2,7 +2,7 @@
 
 The site's own application (okeysite.asgi: HTTP and WebSockets), on the test database the
 fixture names in ``OKEY_LIVE_DATABASE_NAME``, with static files served from the finders as
-pytest-django's ``live_server`` does (tests never run collectstatic). Not a test module.
+Django's WSGI test server does (tests never run collectstatic). Not a test module.
 """
 
 import os
