@@ -135,6 +135,47 @@ def test_it_refuses_forged_seats_and_illegal_moves_without_writing() -> None:
     assert hand.version == 0 and hand.state == state and not hand.moves.exists()
 
 
+def test_it_answers_a_repeated_client_move_id_even_when_the_move_is_legal_again() -> None:
+    """A move sent again without a version, at a moment it could be played again, is the first
+    move's answer, never a second move (the unique client_move_id, not a lookup, catches it)."""
+    table, users = user_table("duz")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(3)).hands.get()
+    eng = hand.engine_hand()
+    services.play(
+        hand, 0, {"do": "discard", "tile": engine.format_tile(eng.racks[0][0])}, by=users[0]
+    )
+    first = services.play(hand, 1, {"do": "draw"}, by=users[1], client_move_id="d1")
+    hand.refresh_from_db()
+    tile = engine.format_tile(hand.engine_hand().racks[1][0])
+    services.play(hand, 1, {"do": "discard", "tile": tile}, by=users[1])
+    for seat in (2, 3, 0):
+        services.play(hand, seat, {"do": "draw"}, by=users[seat])
+        hand.refresh_from_db()
+        tile = engine.format_tile(hand.engine_hand().racks[seat][0])
+        services.play(hand, seat, {"do": "discard", "tile": tile}, by=users[seat])
+    version = Hand.objects.get(pk=hand.pk).version
+    again = services.play(hand, 1, {"do": "draw"}, by=users[1], client_move_id="d1")
+    assert again.repeated and again.move.pk == first.move.pk
+    assert Hand.objects.get(pk=hand.pk).version == version
+    assert Move.objects.filter(hand=hand, client_move_id="d1").count() == 1
+
+
+def test_it_plays_a_move_in_one_read_and_two_writes() -> None:
+    """The move's round trips: the locked read (hand, table id and timer, the seat), the Move
+    row, the hand's snapshot; nothing else (besides the transaction's BEGIN and COMMIT)."""
+    table, users = user_table("duz")
+    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(4)).hands.get()
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    with CaptureQueriesContext(connection) as queries:
+        services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0], client_move_id="q1")
+    statements = [
+        q["sql"].split()[0].upper()
+        for q in queries.captured_queries
+        if q["sql"].split()[0].upper() not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")
+    ]
+    assert statements == ["SELECT", "INSERT", "UPDATE"], queries.captured_queries
+
+
 def test_it_publishes_only_after_commit(django_capture_on_commit_callbacks) -> None:  # type: ignore[no-untyped-def]
     table, users = user_table("classic")
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(5))
