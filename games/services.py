@@ -9,6 +9,7 @@ these functions and nothing else.
 from __future__ import annotations
 
 import logging
+import uuid
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -60,7 +61,9 @@ _LOBBY_MESSAGES = frozenset({"table.changed", "hand.dealt"})
 def _publish(table_id: int, message: dict[str, Any]) -> None:
     """Send to the table's group once the transaction has committed (best effort); tell the
     lobby too when the message changes what the lobby lists."""
-
+    # "change": this change's id, so that a server process reads the table once for all
+    # of its sockets at the table (games.table_socket).
+    message = {**message, "change": uuid.uuid4().hex}
     transaction.on_commit(lambda: broadcast.send(table_group(table_id), message))
     if message.get("type") in _LOBBY_MESSAGES:
         _publish_lobby()
@@ -1142,6 +1145,13 @@ def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -
         s = Seat.objects.select_for_update().get(pk=pk)
         if s.user_id != user.pk:
             return  # the seat changed hands since the socket was admitted
+        # Another fresh socket of theirs (a second tab, a reconnect racing the old socket's
+        # close): the table already shows them here, so nobody needs a new frame.
+        already_here = (
+            Presence.objects.filter(seat=s, user=user, seen_at__gte=Presence.fresh_since(now))
+            .exclude(channel_name=channel_name)
+            .exists()
+        )
         Presence.objects.update_or_create(
             channel_name=channel_name, defaults={"seat": s, "user": user, "seen_at": now}
         )
@@ -1150,7 +1160,8 @@ def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -
         s.timeouts_in_a_row = 0 if returning else s.timeouts_in_a_row
         s.last_seen = now
         s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
-    _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
+        if returning or not already_here:
+            _publish(s.table_id, {"type": "table.changed", "table": s.table_id})
 
 
 def socket_closed(channel_name: str) -> None:
@@ -1160,9 +1171,15 @@ def socket_closed(channel_name: str) -> None:
         if row is None:
             return
         row.delete()
+        now = timezone.now()
         if row.seat.user_id == row.user_id:
-            Seat.objects.filter(pk=row.seat_id).update(last_seen=timezone.now())
-    _publish(row.seat.table_id, {"type": "table.changed", "table": row.seat.table_id})
+            Seat.objects.filter(pk=row.seat_id).update(last_seen=now)
+        # Still here on another fresh socket: the table looks the same, nobody needs a frame.
+        still_here = Presence.objects.filter(
+            seat_id=row.seat_id, user_id=row.user_id, seen_at__gte=Presence.fresh_since(now)
+        ).exists()
+        if not still_here:
+            _publish(row.seat.table_id, {"type": "table.changed", "table": row.seat.table_id})
 
 
 def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:

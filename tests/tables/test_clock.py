@@ -129,6 +129,34 @@ def test_it_marks_a_disconnected_player_away_after_the_grace_period() -> None:
     assert not Seat.objects.get(pk=seat.pk).away
 
 
+def test_a_second_tab_of_a_player_already_here_tells_nobody(  # type: ignore[no-untyped-def]
+    django_capture_on_commit_callbacks,
+) -> None:
+    """Opening or closing one of several tabs of a seated player changes nothing anyone sees:
+    no frame goes out (at 400 sockets a reconnect storm would re-render every table)."""
+    table, users = user_table("duz")
+    seat = Seat.objects.get(table=table, position=1)
+    with django_capture_on_commit_callbacks() as first:
+        services.socket_opened(seat, users[1], "tab-1")
+    with django_capture_on_commit_callbacks() as second:
+        services.socket_opened(seat, users[1], "tab-2")
+    with django_capture_on_commit_callbacks() as one_closed:
+        services.socket_closed("tab-1")
+    with django_capture_on_commit_callbacks() as last_closed:
+        services.socket_closed("tab-2")
+    # (A change publishes to the table and to the lobby.)
+    assert [len(c) > 0 for c in (first, second, one_closed, last_closed)] == [1, 0, 0, 1]
+    Seat.objects.filter(pk=seat.pk).update(away=True)
+    services.socket_opened(seat, users[1], "tab-3")
+    with django_capture_on_commit_callbacks() as back:
+        services.socket_opened(seat, users[1], "tab-4")  # tab-3 is fresh, but they were away
+    assert len(back) == 0  # tab-3 brought them back already
+    Seat.objects.filter(pk=seat.pk).update(away=True)
+    with django_capture_on_commit_callbacks() as returning:
+        services.socket_opened(seat, users[1], "tab-5")
+    assert len(returning) > 0
+
+
 def test_it_marks_away_a_player_whose_server_died() -> None:
     """A daphne that crashed never closed its sockets: their rows stop being refreshed."""
     table, users = user_table("okey51")
