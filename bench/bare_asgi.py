@@ -1,0 +1,161 @@
+"""The ASGI application that ``bench/load.py``'s daphne processes serve (bench only, never
+deployed): the site's own ``okeysite.asgi.application``, plus two things a load benchmark needs.
+
+- **A bare socket** at ``/ws/bare/<table_id>/``: through the same middleware as the table
+  socket (``AllowedHostsOriginValidator`` + ``AuthMiddlewareStack``, the same ``sessionid``
+  cookie; an anonymous socket is refused), it joins the group ``bare-<table_id>`` and sends
+  every group message's ``html`` to its client as it is: no database, no template. Its delivery
+  time is the floor under the table socket's push latency (Redis, the process's event loop,
+  daphne's WebSocket framing, the client).
+- **``GET /bench/stats``**: JSON with this process's ``pid``, its ``rss_kb`` (``VmRSS``) and
+  ``queries``, the SQL statements executed so far. They are counted by wrapping
+  ``django.db.backends.utils.CursorWrapper.execute`` and ``executemany`` here, in this
+  module (every ORM query goes through them; ``executemany`` counts as one), so nothing in
+  the site changes. And ``timings``: for a few functions wrapped here the same way, how many
+  calls, their total seconds and how many threads ran them: ``submit`` (``services.submit``,
+  a socket's move, its commit and publish included); ``publish`` (what the services call
+  after commit, in the thread that committed: ``async_to_sync(group_send)``, or
+  ``games.broadcast.send`` where they queue the message); ``render``
+  (``TableConsumer._render``, one socket's fragments); and, where the socket has it,
+  ``state`` (``selectors.table_state``, one read of a table).
+
+    python -m daphne -b 127.0.0.1 -p 8001 bench.bare_asgi:application
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import threading
+import time
+from typing import Any
+
+import django
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "okeysite.settings")
+django.setup()  # before channels.auth, which imports the auth models
+
+from channels.auth import AuthMiddlewareStack  # noqa: E402
+from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
+from channels.routing import URLRouter  # noqa: E402
+from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from django.db.backends import utils  # noqa: E402
+from django.urls import path  # noqa: E402
+
+from games import selectors, services  # noqa: E402
+from games.table_socket import TableConsumer  # noqa: E402
+from okeysite.asgi import application as site  # noqa: E402
+
+# ----------------------------------------------------------------------------- counters
+_queries = 0
+_queries_lock = threading.Lock()
+_timings: dict[str, list[Any]] = {}  # name -> [calls, seconds, thread ids]
+
+
+def _counted(method: Any) -> Any:
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        global _queries
+        with _queries_lock:
+            _queries += 1
+        return method(self, *args, **kwargs)
+
+    wrapper.__wrapped__ = method  # type: ignore[attr-defined]
+    return wrapper
+
+
+# CursorDebugWrapper (DEBUG on) calls these through super(): each statement counts once.
+utils.CursorWrapper.execute = _counted(utils.CursorWrapper.execute)  # type: ignore[method-assign]
+utils.CursorWrapper.executemany = _counted(utils.CursorWrapper.executemany)  # type: ignore[method-assign]
+
+
+def _timed(name: str, fn: Any) -> Any:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            spent = time.perf_counter() - start
+            with _queries_lock:
+                entry = _timings.setdefault(name, [0, 0.0, set()])
+                entry[0] += 1
+                entry[1] += spent
+                entry[2].add(threading.get_ident())
+
+    return wrapper
+
+
+# Each is looked up at call time: ``services.submit`` and ``selectors.table_state`` (where it
+# exists: one read of a table shared by its sockets) by the table socket, ``self._render`` on
+# the consumer, and the services' publish after commit, ``async_to_sync(group_send)`` (a module
+# global of games.services) or ``broadcast.send`` where the services hand messages to
+# games.broadcast. Whatever the code being measured lacks is not timed.
+for _name, _owner, _attribute in (
+    ("submit", services, "submit"),
+    ("render", TableConsumer, "_render"),
+    ("state", selectors, "table_state"),
+    ("publish", getattr(services, "broadcast", None), "send"),
+):
+    if _owner is not None and hasattr(_owner, _attribute):
+        setattr(_owner, _attribute, _timed(_name, getattr(_owner, _attribute)))
+if hasattr(services, "async_to_sync"):
+    _async_to_sync = services.async_to_sync
+    services.async_to_sync = lambda fn: _timed("publish", _async_to_sync(fn))
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+async def _stats(scope: Any, receive: Any, send: Any) -> None:
+    with _queries_lock:
+        timings = {
+            name: {"calls": calls, "seconds": seconds, "threads": len(threads)}
+            for name, (calls, seconds, threads) in _timings.items()
+        }
+    stats = {"pid": os.getpid(), "rss_kb": _rss_kb(), "queries": _queries, "timings": timings}
+    body = json.dumps(stats).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+# ----------------------------------------------------------------------------- bare socket
+class BareConsumer(AsyncWebsocketConsumer):
+    """Joins ``bare-<table_id>`` and forwards each group message's ``html``, untouched."""
+
+    group: str | None = None
+
+    async def connect(self) -> None:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            await self.close()
+            return
+        self.group = f"bare-{int(self.scope['url_route']['kwargs']['table_id'])}"
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+
+    async def disconnect(self, code: int) -> None:
+        if self.group is not None:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def bare_frame(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=event["html"])
+
+
+bare_socket = AllowedHostsOriginValidator(
+    AuthMiddlewareStack(URLRouter([path("ws/bare/<int:table_id>/", BareConsumer.as_asgi())]))
+)
+
+
+async def application(scope: Any, receive: Any, send: Any) -> Any:
+    if scope["type"] == "http" and scope["path"] == "/bench/stats":
+        return await _stats(scope, receive, send)
+    if scope["type"] == "websocket" and scope["path"].startswith("/ws/bare/"):
+        return await bare_socket(scope, receive, send)
+    return await site(scope, receive, send)
