@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
-from accounts import language
+from accounts import context_processors, language
 from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
 from accounts.models import Profile, display_name
 from accounts.selectors import rating_history, recent_matches
@@ -124,6 +124,7 @@ def keep_account(request: HttpRequest) -> HttpResponse:
                 profile.is_guest = False
                 profile.save(update_fields=["is_guest"])
             update_session_auth_hash(request, user)
+            context_processors.remember(request.session, user.pk, profile.display_name, False)
             messages.success(
                 request,
                 _("The account is yours: from now on, log in as %(name)s.")
@@ -150,8 +151,11 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         if request.method == "POST":
             form = ProfileForm(request.POST, instance=own)
             if form.is_valid():
-                form.save()
+                saved = form.save()
                 language.remember(request.session, form.cleaned_data["language"])
+                context_processors.remember(
+                    request.session, person.pk, saved.display_name, saved.is_guest
+                )
                 messages.success(request, _("Your profile is saved."))
                 return redirect("profile", person.get_username())
         else:

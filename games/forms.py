@@ -8,6 +8,7 @@ refusal shows the engine's message, and a hint in the user's language next to th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django import forms
@@ -47,11 +48,11 @@ VALUE_LABELS: dict[str, dict[Any, Any]] = {
 }
 
 
-def variant_choices() -> list[tuple[str, str]]:
-    return [
-        (v.key, messages.variant_name(v.name))
-        for v in Variant.objects.filter(key__in=engine.VARIANTS)
-    ]
+def variant_choices(rows: Sequence[Variant] | None = None) -> list[tuple[str, str]]:
+    """The variants the engine plays (``rows``: every Variant row, if read already)."""
+    if rows is None:
+        rows = Variant.objects.filter(key__in=engine.VARIANTS)
+    return [(v.key, messages.variant_name(v.name)) for v in rows if v.key in engine.VARIANTS]
 
 
 def _hint(choice: Choice) -> Any:
@@ -94,9 +95,12 @@ class NewTableForm(forms.Form):
         *,
         variant: str | None = None,
         initial: dict[str, Any] | None = None,
+        variant_rows: Sequence[Variant] | None = None,
     ) -> None:
+        """``variant_rows``: every Variant row (in their order), when the caller has read
+        them: the form then reads nothing."""
         super().__init__(data, initial=initial)
-        choices = variant_choices()
+        choices = variant_choices(variant_rows)
         self.fields["variant"].choices = choices  # type: ignore[attr-defined]
         # Choosing another variant fetches the form again with that variant's options.
         self.fields["variant"].widget.attrs.update(
@@ -114,7 +118,10 @@ class NewTableForm(forms.Form):
             chosen = keys[0] if keys else engine.VARIANTS[0]
         self.variant_key: str = chosen
         self.initial.setdefault("variant", chosen)
-        row = Variant.objects.filter(key=chosen).first()
+        if variant_rows is not None:
+            row = next((v for v in variant_rows if v.key == chosen), None)
+        else:
+            row = Variant.objects.filter(key=chosen).first()
         defaults = {**engine.default_options(chosen), **(row.default_options if row else {})}
         self.option_names: list[str] = []
         for key, choice in OPTIONS[chosen].items():

@@ -10,26 +10,33 @@ with its message and changes nothing.
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, NamedTuple
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
+from django.core.signals import setting_changed
 from django.db.models import Prefetch, Q
+from django.dispatch import receiver
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.http import urlencode
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import display_name
 from games import messages as game_messages
-from games import policy, selectors, services
+from games import policy, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
-from games.models import LobbyPresence, Presence, Seat, Table, Variant
+from games.models import LobbyPresence, Presence, Seat, Table, Variant, Watcher
 
 LOBBY_SIZE = 50
 
@@ -72,42 +79,131 @@ def online_count(now: Any = None) -> int:
 
 def lobby_tables(user: Any) -> list[dict[str, Any]]:
     """The tables the lobby lists to ``user``: open and playing public tables, and the
-    private ones that are theirs (they created them, or hold a seat), newest first."""
+    private ones that are theirs (they created them, or hold a seat), newest first. Three
+    plain queries (the tables, their seats, their fresh spectator sockets), read as values:
+    made into 50 table and 200 seat models, and counted with the subqueries of
+    ``selectors.watching``, they cost more than the rest of the lobby."""
     uid = policy.viewer_id(user)
-    mine = Q(created_by_id=uid) | Q(seats__user_id=uid) if uid is not None else Q(pk__in=[])
-    tables = (
-        Table.objects.filter(Q(is_private=False) | mine)
-        .filter(status__in=policy.LIVE_STATUSES)
-        .select_related("variant")
-        .prefetch_related(
-            Prefetch(
-                "seats",
-                queryset=Seat.objects.select_related("user__profile").order_by("position"),
-            )
-        )
-        .distinct()
-        .order_by("-created_at", "-pk")[:LOBBY_SIZE]
+    visible = Q(is_private=False)
+    if uid is not None:
+        seated_at = Seat.objects.filter(user_id=uid).values("table_id")
+        visible |= Q(created_by_id=uid) | Q(pk__in=seated_at)
+    tables = [
+        _TableRow(*row)
+        for row in Table.objects.filter(visible, status__in=policy.LIVE_STATUSES)
+        .order_by("-created_at", "-pk")
+        .values_list(*_TableRow._fields)[:LOBBY_SIZE]
+    ]
+    ids = [t.id for t in tables]
+    seats: dict[int, list[_SeatRow]] = {pk: [] for pk in ids}
+    rows = (
+        Seat.objects.filter(table_id__in=ids)
+        .order_by("table_id", "position")
+        .values_list(*_SeatRow._fields)
     )
-    tables = list(tables)
-    watching = selectors.watching([t.pk for t in tables])
-    return [{**_lobby_table(t, uid), "watching": watching.get(t.pk, 0)} for t in tables]
+    for row in rows:
+        seats[row[0]].append(_SeatRow(*row))
+    # How many watch each table, as selectors.watching counts: fresh spectator sockets, but
+    # not those of a user seated there.
+    watching = dict.fromkeys(ids, 0)
+    watchers = Watcher.objects.filter(Watcher.fresh(), table_id__in=ids).values_list(
+        "table_id", "user_id"
+    )
+    for table_id, user_id in watchers:
+        if user_id is None or all(s.user_id != user_id for s in seats[table_id]):
+            watching[table_id] += 1
+    words = _Words()
+    return [
+        {**_lobby_table(t, seats[t.id], uid, words), "watching": watching[t.id]} for t in tables
+    ]
 
 
-def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
-    seats = [_seat(s, uid) for s in t.seats.all()]
+class _TableRow(NamedTuple):
+    """A table as the lobby's list reads it (plain values)."""
+
+    id: int
+    name: str
+    variant__key: str
+    variant__name: str
+    status: str
+    is_private: bool
+    invite_token: str
+    created_by_id: int | None
+    players: int
+    move_timer: int
+    auto_start: bool
+    other_tables: bool
+    options: dict[str, Any]
+
+
+class _SeatRow(NamedTuple):
+    """A seat as the lobby's list reads it (plain values: 200 seats are no 200 models)."""
+
+    table_id: int
+    position: int
+    user_id: int | None
+    bot_level: str
+    team: int | None
+    away: bool
+    user__username: str | None
+    user__profile__display_name: str | None
+
+
+_NO_TABLE = 2_147_483_647  # an id no table has, to find where ids go in a table's URL
+
+
+class _Words:
+    """The lobby's words in the active language, each looked up once per list (50 tables
+    repeat the same few: statuses, bot levels, options)."""
+
+    def __init__(self) -> None:
+        self.statuses = {value: str(label) for value, label in Table.Status.choices}
+        self.bots = {value: str(label) for value, label in Seat.Bot.choices}
+        # reverse() once (it costs as much as the rest of a row): the id goes in its place.
+        self._url = reverse("table", args=[_NO_TABLE]).split(str(_NO_TABLE))
+        self._bot_names: dict[str, str] = {}
+
+    def table_url(self, pk: int) -> str:
+        return str(pk).join(self._url)
+
+    def bot_name(self, level: str) -> str:
+        if level not in self._bot_names:
+            shown = self.bots.get(level, level)
+            self._bot_names[level] = gettext("Bot (%(level)s)") % {"level": shown}
+        return self._bot_names[level]
+
+
+def _lobby_table(
+    t: _TableRow, rows: list[_SeatRow], uid: int | None, words: _Words
+) -> dict[str, Any]:
+    seats = [_listed_seat(s, uid, words) for s in rows]
     own = uid is not None and (t.created_by_id == uid or any(s["mine"] for s in seats))
-    options = [{"key": k, "value": t.options[k]} for k in _main_options(t)]
+    options = [
+        {"key": k, "value": t.options[k], "label": _option_words(k, t.options[k])}
+        for k in _main_options(t.options, t.variant__key)
+    ]
     return {
-        "id": t.pk,
-        "url": reverse("table", args=[t.pk]),
+        "id": t.id,
+        "url": words.table_url(t.id),
         "name": t.name,
-        "variant": t.variant.key,
-        "variant_name": variant_name(t.variant.name),
+        "variant": t.variant__key,
+        "variant_name": variant_name(t.variant__name),
         "status": t.status,
-        "status_display": t.get_status_display(),
+        "status_display": words.statuses.get(t.status, t.status),
         "is_private": t.is_private,
-        "invite_url": invite_path(t.pk, t.invite_token) if t.is_private and own else "",
+        "invite_url": invite_path(t.id, t.invite_token) if t.is_private and own else "",
         "players": t.players,
+        # The words for the player count (when not 4) and the move timer.
+        "players_words": (
+            ngettext("%(n)s player", "%(n)s players", t.players) % {"n": t.players}
+            if t.players != 4
+            else ""
+        ),
+        "timer_words": (
+            gettext("%(s)s s per move") % {"s": t.move_timer}
+            if t.move_timer
+            else gettext("no move timer")
+        ),
         "move_timer": t.move_timer,
         "auto_start": t.auto_start,
         "other_tables": t.other_tables,
@@ -118,16 +214,39 @@ def _lobby_table(t: Table, uid: int | None) -> dict[str, Any]:
     }
 
 
-def _main_options(t: Table) -> list[str]:
+def _option_words(key: str, value: Any) -> str:
+    """An option of a table in words, as the lobby lists it (``MAIN_OPTIONS``)."""
+    if key == "hands":
+        return ngettext("%(n)s hand", "%(n)s hands", value) % {"n": value}
+    if key == "doubling":
+        return gettext("doubling") if value else gettext("no doubling")
+    if key == "partners":
+        return gettext("partners (2 against 2)")
+    if key == "assisted":
+        return gettext("assisted")
+    if key == "scoring":
+        if value == "plus_minus":
+            return gettext("plus/minus scoring")
+        return gettext("countdown scoring")
+    if key == "start_score":
+        return gettext("from %(n)s points") % {"n": value}
+    if key == "give_back_penalty":
+        if value:
+            return gettext("give-back penalty %(n)s") % {"n": value}
+        return gettext("no give-back penalty")
+    return ""
+
+
+def _main_options(options: dict[str, Any], variant: str) -> list[str]:
     """The options worth a word in the lobby: those that change the game, when they do."""
     shown = []
     for key in MAIN_OPTIONS:
-        if key not in t.options:
+        if key not in options:
             continue
-        if key in ("partners", "assisted") and not t.options[key]:
+        if key in ("partners", "assisted") and not options[key]:
             continue  # off is the usual case
-        if t.variant.key == "classic":
-            plus_minus = t.options.get("scoring") == "plus_minus"
+        if variant == "classic":
+            plus_minus = options.get("scoring") == "plus_minus"
             if (key == "hands" and not plus_minus) or (key == "start_score" and plus_minus):
                 continue  # the other scoring's setting
         shown.append(key)
@@ -148,11 +267,48 @@ def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
     }
 
 
-def live_seat(user: Any) -> dict[str, Any] | None:
-    """The viewer's seat at a live table (open or playing), for "return to your table"."""
+def _listed_seat(s: _SeatRow, uid: int | None, words: _Words) -> dict[str, Any]:
+    """:func:`_seat` for the lobby's list, from plain values, with ``label``: who sits there
+    in words (their name, "Bot (level)", or "" for an empty seat)."""
+    name = (s.user__profile__display_name or s.user__username or "") if s.user_id else ""
+    if s.user_id:
+        label = name
+    elif s.bot_level:
+        label = words.bot_name(s.bot_level)
+    else:
+        label = ""
+    return {
+        "position": s.position,
+        "name": name,
+        "label": label,
+        "user_id": s.user_id,
+        "bot_level": s.bot_level,
+        "bot_display": words.bots.get(s.bot_level, s.bot_level) if s.bot_level else "",
+        "team": s.team,
+        "away": s.away,
+        "empty": not s.user_id and not s.bot_level,
+        "mine": uid is not None and s.user_id == uid,
+    }
+
+
+def live_seat(user: Any, tables: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The viewer's seat at a live table (open or playing), for "return to your table".
+    ``tables``: the lobby's list for this viewer (``lobby_tables``), newest first: when the
+    viewer sits at one of them, it is that one (any newer table of theirs would be listed
+    before it), and nothing is read."""
     uid = policy.viewer_id(user)
     if uid is None:
         return None
+    for t in tables or ():
+        seat = next((s for s in t["seats"] if s["mine"]), None)
+        if seat is not None:
+            return {
+                "table_id": t["id"],
+                "url": t["url"],
+                "name": t["name"],
+                "position": seat["position"],
+                "status": t["status"],
+            }
     seat = (
         Seat.objects.filter(user_id=uid, table__status__in=policy.LIVE_STATUSES)
         .select_related("table")
@@ -170,25 +326,27 @@ def live_seat(user: Any) -> dict[str, Any] | None:
     }
 
 
-def variants() -> list[dict[str, str]]:
+def variants(rows: list[Variant] | None = None) -> list[dict[str, str]]:
+    """The variants, for the Play-now buttons (``rows``: the Variant rows, if read)."""
     return [
         {
             "key": v.key,
             "name": variant_name(v.name),
             "description": variant_description(v.description),
         }
-        for v in Variant.objects.all()
+        for v in (rows if rows is not None else Variant.objects.all())
     ]
 
 
 def lobby_context(user: Any, site_root: str = "") -> dict[str, Any]:
     """What the live part of the lobby shows ``user`` (``lobby_tables.html``); ``site_root``
     (``https://host``) makes the invite links absolute, for copying."""
+    tables = lobby_tables(user)
     return {
         "site_root": site_root,
-        "tables": lobby_tables(user),
+        "tables": tables,
         "online": online_count(),
-        "live_seat": live_seat(user),
+        "live_seat": live_seat(user, tables),
         "signed_in": policy.viewer_id(user) is not None,
     }
 
@@ -240,10 +398,45 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     context = lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
-    context["variants"] = variants()
+    rows = list(Variant.objects.all())  # one read for the Play-now buttons and the form
+    context["variants"] = variants(rows)
     if request.user.is_authenticated:
-        context["form"] = NewTableForm()
+        context["new_table_form"] = new_table_form(request, rows)
     return render(request, "games/home.html", context)
+
+
+# The "New table" form as the lobby shows it, by language and variants (see new_table_form).
+_FORMS: dict[tuple[Any, ...], str] = {}
+_FORMS_MAX = 32
+_CSRF_MARK = "csrf-token-of-the-request"  # where the request's CSRF token goes
+
+
+def new_table_form(request: HttpRequest, rows: list[Variant]) -> SafeString:
+    """The lobby's "New table" form (``lobby_new_table.html#form``, a fresh form), with the
+    request's CSRF token. Rendering a form's widgets costs more than the rest of the lobby
+    page, and a fresh form is the same for everyone: it is rendered once per process for each
+    language and state of the Variant rows (``rows``: all of them), then only the token
+    changes."""
+    key = (
+        translation.get_language(),
+        tuple((v.pk, v.key, v.name, json.dumps(v.default_options, sort_keys=True)) for v in rows),
+    )
+    html = _FORMS.get(key)
+    if html is None:
+        form = NewTableForm(variant_rows=rows)
+        html = render_to_string(
+            "games/lobby_new_table.html#form", {"form": form, "csrf_token": _CSRF_MARK}
+        )
+        if len(_FORMS) >= _FORMS_MAX:
+            _FORMS.clear()
+        _FORMS[key] = html
+    return mark_safe(html.replace(_CSRF_MARK, get_token(request)))  # noqa: S308 - rendered
+
+
+@receiver(setting_changed, dispatch_uid="games.lobby.forget_forms")
+def _forget_forms(*, setting: str, **kwargs: Any) -> None:
+    """Other catalogues or settings (tests): render the form again."""
+    _FORMS.clear()
 
 
 @require_http_methods(["GET", "POST"])

@@ -6,13 +6,15 @@ state."""
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch, Q
 from django.utils.translation import gettext
 
 from accounts.models import display_name
-from games import chat, engine, messages, policy
+from games import chat, engine, messages, policy, reads
 from games.engine import layout as rack_layout
 from games.engine import solver
 from games.models import (
@@ -20,6 +22,7 @@ from games.models import (
     ChatMute,
     Hand,
     Match,
+    Move,
     Participant,
     Presence,
     Seat,
@@ -36,7 +39,7 @@ def table_with_seats(table_id: int) -> Table:
         .order_by("position")
     )
     return (
-        Table.objects.select_related("variant", "created_by")
+        Table.objects.select_related("variant")
         .prefetch_related(Prefetch("seats", queryset=seats))
         .get(pk=table_id)
     )
@@ -89,25 +92,115 @@ def watching(table_ids: list[int]) -> dict[int, int]:
     return dict(rows)
 
 
+# ----------------------------------------------------------------------------- the table
+LOG_MOVES = 10  # the event log shows the events of the hand's last moves
+
+
+@dataclass(frozen=True)
+class TableState:
+    """What a table shows, whoever looks at it: read once by :func:`table_state` and shared by
+    the contexts of every viewer (``table_context(..., state=state)``), so that a socket that
+    renders four seats after a move reads the table once.
+
+    Read-only: building a context never changes it (the engine hand is never played on, and
+    what a context changes it copies). It holds every seat's rack layout and the engine's whole
+    hand, so it never goes to a template: :func:`table_context` takes from it what the viewer
+    may see. Who is looking (their seat, the invite, their chat mutes) and their language are
+    not in it."""
+
+    table: Table
+    seats: tuple[Seat, ...]  # by position, each annotated ``here``
+    hand: Hand | None  # the hand shown (:func:`shown_hand`), its match loaded
+    match: Match | None  # the hand's match, else the table's latest
+    engine_hand: engine.Hand | None  # the shown hand, rebuilt once from its snapshot
+    public: dict[str, Any] | None  # its public view
+    layouts: dict[int, list[str | None]]  # each seat's stored rack layout for the hand
+    log_moves: tuple[list[dict[str, Any]], ...]  # the events of the last LOG_MOVES moves
+    openings: dict[int, dict[str, Any]]  # how each seat opened the hand (:func:`_openings`)
+    finish: dict[str, Any] | None  # the hand's finishing move (its ``groups``), if any
+
+
+def table_state(table_id: int, table: Table | None = None) -> TableState:
+    """The viewer-independent part of the table page (:class:`TableState`), in three
+    queries: the table with its seats (``table``: as :func:`table_with_seats` read it, if the
+    caller has it); the shown hand (:func:`shown_hand`: the table's latest hand) with its
+    match and every seat's stored layout for it; the hand's last moves and its opening
+    moves. A table with no hand yet reads its latest match instead of the moves. The first
+    two are written out in SQL (``games.reads``). Raises ``Table.DoesNotExist``."""
+    if table is not None:
+        seats = tuple(table.seats.all())
+    else:
+        table, seats = reads.table_and_seats(table_id)
+    return _state_of(table, seats)
+
+
+def _state_of(table: Table, seats: tuple[Seat, ...]) -> TableState:
+    """:func:`table_state` for a table and seats already read."""
+    hand, layouts = reads.latest_hand(table.pk, table.players)
+    if hand is None:
+        return TableState(table, seats, None, latest_match(table), None, None, {}, (), {}, None)
+    eng = engine.Hand.from_state(hand.state, copy_data=False)  # only read: no copy
+    # The last moves, and the earlier "open" moves (how each seat opened). Moves played since
+    # the hand was read (past its version) are left out.
+    version = hand.version
+    rows = [
+        (action if isinstance(action, dict) else {}, events)
+        for number, action, events in Move.objects.filter(
+            Q(number__gt=version - LOG_MOVES) | Q(action__do="open"), hand_id=hand.pk
+        )
+        .order_by("number")
+        .values_list("number", "action", "events")
+        if number <= version
+    ]
+    last = rows[-min(LOG_MOVES, version) :] if version > 0 else []
+    return TableState(
+        table=table,
+        seats=seats,
+        hand=hand,
+        match=hand.match,
+        engine_hand=eng,
+        public=eng.public_view(),
+        layouts={p: list(layout or []) for p, layout in layouts.items()},
+        log_moves=tuple(events for _action, events in last),
+        openings=_openings(events for action, events in rows if action.get("do") == "open"),
+        # A hand ends with its finishing move: it is the last one.
+        finish=next((action for action, _e in last if action.get("do") == "finish"), None),
+    )
+
+
 def table_context(
-    table_id: int, user: Any, invite: str | None = None, table: Table | None = None
+    table_id: int,
+    user: Any,
+    invite: str | None = None,
+    table: Table | None = None,
+    state: TableState | None = None,
 ) -> dict[str, Any]:
     """Everything the table page (and its live fragments) shows ``user``, as plain data.
 
     Raises ``Table.DoesNotExist`` for a missing table and ``NotAllowed`` for one the user may
     not see. The rack in it is the viewer's own, from the engine's view of their seat; the
     rest comes from the engine's public view. Templates get this and nothing else: no Hand
-    row, no seed before the end, no engine state. ``table``: the table as
-    :func:`table_with_seats` read it, when the caller has it already.
+    row, no seed before the end, no engine state. ``state``: the table as :func:`table_state`
+    read it, to build several viewers' contexts from one read (it is not changed); else
+    ``table``: the table as :func:`table_with_seats` read it, when the caller has it already.
+    Nothing is read from the database when ``state`` is given.
     """
-    table = table if table is not None else table_with_seats(table_id)
-    seat_rows = list(table.seats.all())
-    policy.check_see(table, seat_rows, user, invite)
+    if state is None:
+        if table is None:
+            table, seats = reads.table_and_seats(table_id)
+        else:
+            seats = tuple(table.seats.all())
+        policy.check_see(table, seats, user, invite)
+        state = _state_of(table, seats)
+    else:
+        policy.check_see(state.table, state.seats, user, invite)
+    table = state.table
+    seat_rows = state.seats
     uid = viewer_id(user)
     my_seat = next((s for s in seat_rows if uid is not None and s.user_id == uid), None)
     me = my_seat.position if my_seat is not None else None
-    hand = shown_hand(table)
-    match = hand.match if hand is not None else latest_match(table)
+    hand = state.hand
+    match = state.match
     view = public = None
     legal: list[str] = []
     rack_rows = None
@@ -115,25 +208,20 @@ def table_context(
     # A seated player hid the hand being played from spectators: they see no board until the
     # hand ends (seats, who is here and the match's totals stay).
     veiled = hand is not None and me is None and hand.hidden and hand.status == Hand.Status.PLAYING
-    if hand is not None and not veiled:
-        eng = hand.engine_hand()
-        public = eng.public_view()
+    if hand is not None and not veiled and state.engine_hand is not None:
+        public = state.public
         if me is not None and hand.status == Hand.Status.PLAYING:
-            view = eng.view(me)
+            view = state.engine_hand.view(me)
             legal = engine.legal_actions(view)
-            stored = (
-                Participant.objects.filter(hand=hand, position=me)
-                .values_list("layout", flat=True)
-                .first()
-            )
-            rack_rows = rack_layout.rows(rack_layout.reconcile(stored or [], view["rack"]))
+            stored = state.layouts.get(me) or []
+            rack_rows = rack_layout.rows(rack_layout.reconcile(stored, view["rack"]))
             if table.options.get("assisted"):
                 assist = _assist(view)
     names = [_name(s) for s in seat_rows]
     live = hand is not None and hand.status == Hand.Status.PLAYING
     turn = public["turn"] if public is not None and live else None
     scores = _scores(public) if public is not None else None
-    openings = _openings(hand) if hand is not None and public and any(public["opened"]) else {}
+    openings = state.openings if public is not None and any(public["opened"]) else {}
     seats = [_seat(s, turn, public, scores, openings) for s in seat_rows]
     return {
         "table": {
@@ -165,11 +253,13 @@ def table_context(
         "public": public,
         "scores": scores,
         "team_scores": _team_scores(scores) if scores and table.options.get("partners") else None,
-        "log": _log(hand, names, me) if hand is not None and not veiled else [],
+        "log": _log(state.log_moves, names, me) if hand is not None and not veiled else [],
         "veiled": {"number": hand.number} if veiled and hand is not None else None,
         # Shown to the players: the hand being played is hidden from spectators.
         "hidden": bool(hand is not None and hand.hidden and live),
-        "result": _result(public, names, hand) if public is not None and public["over"] else None,
+        "result": (
+            _result(public, names, state.finish) if public is not None and public["over"] else None
+        ),
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
     }
@@ -230,11 +320,11 @@ def _team_scores(scores: list[int]) -> list[int]:
     return [scores[0] + scores[2], scores[1] + scores[3]] if len(scores) == 4 else []
 
 
-def _openings(hand: Hand) -> dict[int, dict[str, Any]]:
-    """How each seat opened this hand: ``{"total": 57}`` or ``{"pairs": 5}``, from the move
-    log's public "open" events."""
+def _openings(events_of_opens: Iterable[list[dict[str, Any]]]) -> dict[int, dict[str, Any]]:
+    """How each seat opened this hand: ``{"total": 57}`` or ``{"pairs": 5}``, from the public
+    "open" events of the hand's "open" moves (in order: a later one counts)."""
     found: dict[int, dict[str, Any]] = {}
-    for events in hand.moves.filter(action__do="open").values_list("events", flat=True):
+    for events in events_of_opens:
         for e in events:
             if e.get("type") == "open":
                 if e.get("with") == "pairs":
@@ -288,12 +378,16 @@ def _hand(hand: Hand, public: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _log(hand: Hand, names: list[str], viewer: int | None, last: int = 10) -> list[str]:
-    """The hand's latest events in words, as ``viewer`` may see them (a drawn tile only to the
-    seat that drew it)."""
-    moves = list(hand.moves.order_by("-number").values_list("events", flat=True)[:last])
+def _log(
+    moves: Iterable[list[dict[str, Any]]],
+    names: list[str],
+    viewer: int | None,
+    last: int = LOG_MOVES,
+) -> list[str]:
+    """The hand's latest events in words (``moves``: the events of its last moves, oldest
+    first), as ``viewer`` may see them (a drawn tile only to the seat that drew it)."""
     lines: list[str] = []
-    for events in reversed(moves):
+    for events in moves:
         for event in events:
             shown = engine.event_for(event, viewer if viewer is not None else -1)
             text = messages.event_text(shown, names, viewer)
@@ -302,16 +396,16 @@ def _log(hand: Hand, names: list[str], viewer: int | None, last: int = 10) -> li
     return lines[-last:]
 
 
-def _finishing_groups(hand: Hand, public: dict[str, Any]) -> list[list[str]]:
+def _finishing_groups(finish: dict[str, Any] | None, public: dict[str, Any]) -> list[list[str]]:
     """A closed-variant finisher's rack laid out in its groups: the groups their finish named
-    (the rack as arranged), else the solver's grouping of the revealed rack."""
+    (``finish``: the finishing move; the rack as arranged), else the solver's grouping of the
+    revealed rack."""
     r = public["result"]
     seat = r.get("finisher")
     if r["ending"] != "finish" or seat is None or not public["revealed"]:
         return []
     if public["variant"] not in ("classic", "duz"):
         return []  # open variants finish with their melds on the table
-    finish = hand.moves.filter(action__do="finish").values_list("action", flat=True).first()
     if finish and isinstance(finish.get("groups"), list):
         return [list(g) for g in finish["groups"]]
     tiles = [engine.parse_tile(t) for t in public["revealed"][seat]]
@@ -323,10 +417,12 @@ def _finishing_groups(hand: Hand, public: dict[str, Any]) -> list[list[str]]:
     return [[engine.format_tile(t) for t in m.tiles] for m in melds]
 
 
-def _result(public: dict[str, Any], names: list[str], hand: Hand) -> dict[str, Any]:
+def _result(
+    public: dict[str, Any], names: list[str], finish: dict[str, Any] | None
+) -> dict[str, Any]:
     r = public["result"]
     return {
-        "finishing_groups": _finishing_groups(hand, public),
+        "finishing_groups": _finishing_groups(finish, public),
         "ending": r["ending"],
         "finisher": r.get("finisher"),
         "finisher_name": messages.seat_name(names, r.get("finisher")),
@@ -384,16 +480,18 @@ def muted_ids(table_id: int, user: Any, at: Any = None) -> set[int]:
     return set(_mutes(table_id, uid, at).values_list("muted_id", flat=True))
 
 
-def chat_window(table_id: int) -> Q:
+def chat_window(table_id: int, latest: list[int] | None = None) -> Q:
     """The messages a page shows when it opens: those of the table's latest match (being
     played, or the last one played); while the table plays (or waits for) its first match,
     also those said before it. So a rematch starts with an empty panel, and what was said
-    while the seats filled stays through the first match."""
-    latest = list(
-        Match.objects.filter(table_id=table_id)
-        .order_by("-started_at", "-id")
-        .values_list("id", flat=True)[:2]
-    )
+    while the seats filled stays through the first match. ``latest``: the ids of the table's
+    two latest matches, newest first (``reads.page_counts``), when the caller has read them."""
+    if latest is None:
+        latest = list(
+            Match.objects.filter(table_id=table_id)
+            .order_by("-started_at", "-id")
+            .values_list("id", flat=True)[:2]
+        )
     if not latest:
         return Q(table_id=table_id, match__isnull=True)
     if len(latest) == 1:
@@ -402,20 +500,30 @@ def chat_window(table_id: int) -> Q:
 
 
 def chat_context(
-    table_id: int, user: Any, invite: str | None = None, table: Table | None = None
+    table_id: int,
+    user: Any,
+    invite: str | None = None,
+    table: Table | None = None,
+    seats: Iterable[Seat] | None = None,
+    counts: reads.PageCounts | None = None,
 ) -> dict[str, Any]:
     """The chat panel for ``user``, as plain data: the last ``chat.HISTORY`` lines of the
     window (``chat_window``), oldest first, without those of people the viewer muted; who is
     muted; whether the viewer may send; the canned phrases in the active language.
-    ``table``: the table with its seats, when the caller has read it already."""
+    ``table``: the table with its seats (or with ``seats``), when the caller has read it;
+    ``counts``: the page's ``reads.page_counts`` for this viewer, when read (then only the
+    lines are read, and the mutes if the viewer has any)."""
     if table is None:
         table = Table.objects.prefetch_related("seats").get(pk=table_id)
-    seats = list(table.seats.all())
-    policy.check_see(table, seats, user, invite)
+    seat_rows = list(seats if seats is not None else table.seats.all())
+    policy.check_see(table, seat_rows, user, invite)
     uid = viewer_id(user)
-    mutes = list(_mutes(table_id, uid).select_related("muted__profile")) if uid else []
+    mutes: list[ChatMute] = []
+    if uid is not None and (counts is None or counts.has_mutes):
+        mutes = list(_mutes(table_id, uid).select_related("muted__profile"))
     muted = {m.muted_id for m in mutes}
-    rows = ChatMessage.objects.filter(chat_window(table_id))
+    window = chat_window(table_id, counts.latest_matches if counts is not None else None)
+    rows = ChatMessage.objects.filter(window)
     if muted:
         rows = rows.exclude(user_id__in=muted)
     recent = list(rows.order_by("-id")[: chat.HISTORY])
@@ -424,7 +532,7 @@ def chat_context(
         "table_id": table_id,
         "enabled": table.chat_enabled,
         "signed_in": uid is not None,
-        "can_send": policy.can_chat(table, seats, user, invite),
+        "can_send": policy.can_chat(table, seat_rows, user, invite),
         "me": uid,
         "lines": [chat.line(m) for m in recent],
         "muted": [{"id": m.muted_id, "name": display_name(m.muted)} for m in mutes],

@@ -29,7 +29,9 @@ clock marks the seat away and a bot keeps it warm.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -43,9 +45,11 @@ from django.utils import translation
 
 from games import chat, live, messages, policy, selectors, services
 from games.errors import GameError, NotAllowed
-from games.models import ChatMessage, Hand, Match, Presence, Seat, Table
+from games.models import ChatMessage, Hand, Table
 
-# Fragments rendered lately, by (table, state signature, seat or None, language).
+log = logging.getLogger(__name__)
+
+# Chat lines rendered lately, by message and language.
 _RENDERED: OrderedDict[tuple[Any, ...], str] = OrderedDict()
 _RENDERED_LOCK = threading.Lock()
 _RENDERED_MAX = 512
@@ -69,6 +73,32 @@ def _remember(key: tuple[Any, ...], html: str) -> None:
 def _forget(key: tuple[Any, ...]) -> None:
     with _RENDERED_LOCK:
         _RENDERED.pop(key, None)
+
+
+def _off_the_move_thread(fn: Any) -> Any:
+    """``database_sync_to_async`` in a pool thread: reads and renders never queue in the one
+    thread where the process's writes (a move, a seat) run one after another, so a move is
+    not kept waiting behind the frames of the move before it."""
+    return database_sync_to_async(fn, thread_sensitive=False)
+
+
+# After a change, by its id: the table's state (read once by the first socket of this process
+# to handle the group message; its other sockets await the same read) and each distinct view
+# of it (rendered once, awaited likewise), being made or made lately.
+_ONCE: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
+_ONCE_MAX = 512
+
+
+async def _once(key: tuple[Any, ...], make: Any) -> Any:
+    """``await make()``, shared by every caller with the same ``key`` in this process."""
+    made = _ONCE.get(key)
+    if made is None or made.get_loop() is not asyncio.get_running_loop():
+        made = asyncio.ensure_future(make())
+        _ONCE[key] = made
+        while len(_ONCE) > _ONCE_MAX:
+            _ONCE.popitem(last=False)
+    # A socket that closes while waiting leaves the work running for the others.
+    return await asyncio.shield(made)
 
 
 def language_of(scope: dict[str, Any]) -> str:
@@ -107,6 +137,10 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
     # The users whose chat lines this viewer muted at the table (loaded when the socket is
     # admitted, kept up to date by chat.muted): their messages are not sent here.
     muted: frozenset[int] = frozenset()
+    # The frame being made after a change, and the latest change heard of (see _changed).
+    sending: asyncio.Task[None] | None = None
+    latest_change: str | None = None
+    changes = 0
 
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
@@ -151,6 +185,8 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         live.socket_closed("table", self.channel_name)
         live.socket_closed("watch", self.channel_name)
+        if self.sending is not None:
+            self.sending.cancel()
         if not hasattr(self, "table_id"):
             return
         await self.channel_layer.group_discard(
@@ -258,10 +294,27 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         await self.send(text_data=html)
 
     # ------------------------------------------------------------------ frames out
-    async def _send_table(self) -> None:
+    async def _send_table(self, change: str | None = None) -> None:
+        """Send this viewer's fragments. ``change``: the id of the group message that says
+        the table changed; the table is then read once for all its sockets in this process,
+        and each distinct view (a seat, or the spectators of one language and invite)
+        rendered once, however many sockets show it."""
         await aclose_old_connections()
         try:
-            _state, live, rack, rack_key = await database_sync_to_async(self._render)()
+            if change is None:
+                live, rack, rack_key = await _off_the_move_thread(self._render)(None)
+            else:
+                state = await _once(
+                    ("state", self.table_id, change),
+                    lambda: _off_the_move_thread(selectors.table_state)(self.table_id),
+                )
+                user = self.scope.get("user")
+                policy.check_see(state.table, state.seats, user, self.invite)
+                view = (self._position(state), self.language, self.invite)
+                live, rack, rack_key = await _once(
+                    ("view", self.table_id, change, *view),
+                    lambda: _off_the_move_thread(self._render)(state),
+                )
         except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
             # The table (or its hand) was deleted, or this viewer may no longer see it.
             await self.close(code=4404)
@@ -271,65 +324,38 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             live += rack
         await self.send(text_data=live)
 
-    def _signature(self) -> Any:
-        """What the fragments depend on: the shown hand and its version, the seats and who is
-        here, the table's status and the match's between-hands state."""
-        hand = (
-            Hand.objects.filter(match__table_id=self.table_id)
-            .order_by("-match__started_at", "-number")
-            .values_list("id", "version", "status", "hidden")
-            .first()
-        )
-        seats = tuple(
-            Seat.objects.filter(table_id=self.table_id)
-            .annotate(here=Presence.here())
-            .order_by("position")
-            .values_list("user_id", "bot_level", "away", "here")
-        )
-        status = Table.objects.filter(pk=self.table_id).values_list("status", flat=True).first()
-        match = (
-            Match.objects.filter(table_id=self.table_id)
-            .order_by("-started_at")
-            .values_list("id", "status", "ready", "next_hand_at")
-            .first()
-        )
-        return hand, seats, status, match and (match[0], match[1], tuple(match[2]), match[3])
+    def _position(self, state: selectors.TableState) -> int | None:
+        """The viewer's seat at the table as ``state`` has it (None: a spectator)."""
+        uid = selectors.viewer_id(self.scope.get("user"))
+        return next((s.position for s in state.seats if uid and s.user_id == uid), None)
 
-    def _render(self) -> tuple[Any, str, str | None, Any]:
-        """The live fragment and, for a seat, its rack fragment.
-
-        A seat's fragments are rendered together from one read of the table (so the rack, and
-        whether it changed, match the board sent with it); a spectator's live fragment is
-        cached per table state and language, since every spectator sees the same one."""
-        if self.position is None:
-            signature = self._signature()
-            key = ("live", self.table_id, signature, self.language)
-            live = _cached(key)
-            if live is None:
-                with translation.override(self.language):
-                    context = selectors.table_context(
-                        self.table_id, self.scope.get("user"), self.invite
-                    )
-                    live = render_to_string("games/table.html#live", context)
-                _remember(key, live)
-            return signature, live, None, None
+    def _render(self, state: selectors.TableState | None) -> tuple[str, str | None, Any]:
+        """The live fragment and, for a seat, its rack fragment (and what the rack holds),
+        from one read of the table (``state``, else read now): the rack, and whether it
+        changed, always match the board sent with it."""
+        user = self.scope.get("user")
+        if state is None:
+            state = selectors.table_state(self.table_id)
+        position = self._position(state)
         with translation.override(self.language):
-            context = selectors.table_context(self.table_id, self.scope.get("user"), self.invite)
+            context = selectors.table_context(self.table_id, user, self.invite, state=state)
             live = render_to_string("games/table.html#live", context)
-            rack = render_to_string("games/table.html#rack", context)
+            rack = None
+            if position is not None:
+                rack = render_to_string("games/table.html#rack", context)
         hand, view = context["hand"], context["view"]
         rack_key = None
-        if hand is not None:
+        if position is not None and hand is not None:
             rack_key = (hand["id"], tuple(sorted(view["rack"])) if view is not None else ())
-        return (context["version"], rack_key), live, rack, rack_key
+        return live, rack, rack_key
 
     # Group messages from games.services (sent after commit): re-render from the database.
     async def hand_moved(self, event: dict[str, Any]) -> None:
-        await self._send_table()
+        self._changed(event.get("change"))
 
     async def hand_dealt(self, event: dict[str, Any]) -> None:
         self.sent_rack = None
-        await self._send_table()
+        self._changed(event.get("change"))
         if event.get("match"):
             # A new match (a rematch): the chat shows the new match's window. (The muted set
             # stays: a line from someone in it is checked against the mutes of its time.)
@@ -338,7 +364,26 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
                 await self.send(text_data=html)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        await self._send_table()
+        self._changed(event.get("change"))
+
+    def _changed(self, change: str | None) -> None:
+        """The table changed: send the table as it is now, once this socket's frame being
+        made (if any) has gone. Changes that arrive meanwhile are sent as one frame, the
+        latest: every frame is the whole table, so a skipped one loses nothing, and a burst
+        (a reconnecting table, a fast bot) costs one frame, not one per change."""
+        self.latest_change = change
+        self.changes += 1
+        if self.sending is None or self.sending.done():
+            self.sending = asyncio.create_task(self._send_latest())
+
+    async def _send_latest(self) -> None:
+        sent = 0
+        while sent != self.changes:
+            sent = self.changes
+            try:
+                await self._send_table(self.latest_change)
+            except Exception:  # a task's error would go unseen: log it, the next change retries
+                log.exception("a frame for table %s failed", self.table_id)
 
     async def table_watchers(self, event: dict[str, Any]) -> None:
         """How many watch now (counted once by the services): a small fragment, no query."""

@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from games import messages, selectors, services
+from games import messages, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import Seat, Table
 
@@ -14,17 +14,21 @@ from games.models import Seat, Table
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     invite = request.GET.get("invite")
     try:
-        # One read of the table and its seats for the board and the chat panel.
-        table = selectors.table_with_seats(table_id)
-        context = selectors.table_context(table_id, request.user, invite, table=table)
+        # One read of the table (selectors.table_state) for the board and the chat panel.
+        state = selectors.table_state(table_id)
+        context = selectors.table_context(table_id, request.user, invite, state=state)
     except (Table.DoesNotExist, NotAllowed) as exc:
         # A private table without its invite looks like no table at all.
         raise Http404 from exc
-    # How many watch: on the page only (outside the live fragments, so that no socket counts
-    # on every move); the sockets update it from the count the services publish.
-    context["watching"] = selectors.watching([table_id]).get(table_id, 0)
+    # Beside the board, in one query: how many watch (on the page only, outside the live
+    # fragments, so that no socket counts on every move: the sockets update it from the count
+    # the services publish), and what the chat panel needs to know first.
+    counts = reads.page_counts(table_id, selectors.viewer_id(request.user))
+    context["watching"] = counts.watching
     # The chat panel (outside the live fragments: the board's frames never re-render it).
-    context["chat"] = selectors.chat_context(table_id, request.user, invite, table=table)
+    context["chat"] = selectors.chat_context(
+        table_id, request.user, invite, table=state.table, seats=state.seats, counts=counts
+    )
     return render(request, "games/table.html", context)
 
 

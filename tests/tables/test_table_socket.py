@@ -80,8 +80,11 @@ async def test_it_tracks_presence_and_pushes_each_move() -> None:
             services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
 
         await database_sync_to_async(move)()
-        pushed = await ws.receive_from(timeout=5)
-        assert version_of(pushed) == 1
+        # (A frame for the player's own arrival, "here", may come first: the table as it was.)
+        versions = [version_of(await ws.receive_from(timeout=5))]
+        while versions[-1] == 0 and len(versions) < 3:
+            versions.append(version_of(await ws.receive_from(timeout=5)))
+        assert versions[-1] == 1, versions
     finally:
         await ws.disconnect()
     seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, position=1)
@@ -249,3 +252,73 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
         consumer.base_send = broken
         with pytest.raises(ValueError):
             await consumer.send(text_data="<p>late</p>")
+
+
+async def test_a_change_is_read_once_and_each_view_rendered_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Four seats (one of them in two tabs) and two spectators at a table: after a move, this
+    process reads the table once and renders five views (four seats, one spectators' view),
+    and every socket still gets its own view (its rack, never another's)."""
+
+    def setup() -> tuple[int, list[str], list[str], list[object], list[str]]:
+        table, users = user_table("duz")
+        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(43)).hands.get()
+        racks = [sorted(engine.format_tile(t) for t in rack) for rack in hand.engine_hand().racks]
+        watchers = [
+            get_user_model().objects.create_user(f"watcher-{n}", password="x") for n in (1, 2)
+        ]
+        cookies = [cookie_for(u) for u in users]
+        return (
+            table.pk,
+            cookies,
+            [cookie_for(w) for w in watchers],
+            users,
+            [" ".join(r) for r in racks],
+        )
+
+    table_id, cookies, watcher_cookies, users, racks = await database_sync_to_async(setup)()
+    seats = [socket(table_id, c) for c in cookies] + [socket(table_id, cookies[2])]
+    spectators = [socket(table_id, c) for c in watcher_cookies]
+    everyone = seats + spectators
+    for ws in everyone:
+        connected, _ = await ws.connect(timeout=5)
+        assert connected
+    try:
+        for ws in everyone:
+            await drain(ws)
+        reads: list[int] = []
+        contexts: list[Any] = []
+        real_state, real_context = selectors.table_state, selectors.table_context
+
+        def counting_state(*args: Any, **kwargs: Any) -> Any:
+            reads.append(1)
+            return real_state(*args, **kwargs)
+
+        def counting_context(*args: Any, **kwargs: Any) -> Any:
+            contexts.append(args[1])
+            return real_context(*args, **kwargs)
+
+        monkeypatch.setattr(selectors, "table_state", counting_state)
+        monkeypatch.setattr(selectors, "table_context", counting_context)
+
+        def move() -> None:
+            hand = Hand.objects.get(match__table_id=table_id)
+            tile = engine.format_tile(hand.engine_hand().racks[0][0])
+            services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+
+        await database_sync_to_async(move)()
+        frames = [await drain(ws) for ws in everyone]
+        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+        assert len(reads) == 1, "the table was read once per socket, not once per change"
+        assert len(contexts) == 5, contexts
+        # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
+        assert 'id="rack-area"' in frames[0][0]
+        assert all('id="rack-area"' not in f[0] for f in frames[1:])
+        assert frames[4] == frames[2]  # seat 2's two tabs
+        for spectator in frames[5:]:
+            assert spectator[0] == frames[5][0]
+            assert 'data-seat=""' in spectator[0] and 'class="rack"' not in spectator[0]
+    finally:
+        for ws in everyone:
+            await ws.disconnect()

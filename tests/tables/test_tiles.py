@@ -4,11 +4,21 @@ words for screen readers, and the fake and wild okeys drawn apart from ordinary 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from games.engine.tiles import NAMES
+
+
+@pytest.fixture(autouse=True)
+def english() -> Iterator[None]:
+    """The words are checked in English unless a test says otherwise (a request of an earlier
+    test may have left another language active in this thread)."""
+    with translation.override("en"):
+        yield
 
 
 def tile(code: str, okey: str | None = None, **extra: object) -> str:

@@ -1,0 +1,269 @@
+"""The table page's hottest reads, written out in SQL (``games.selectors`` uses them).
+
+Every table page and every table socket frame reads the table with its seats and the hand it
+shows; the page also counts its watchers and looks for the viewer's chat mutes. Composed by
+the ORM, each of these queries cost several times more than running it (a join of five
+models: 4 ms of query building for 1 ms on the database, docs/PERFORMANCE.md "Pages (issue
+12)"), so, as ``services._lock_sql`` does for a move, they are written out here: built once
+per process and database from the models' own tables and columns, and their rows made into
+model instances with the fields' own converters, as the ORM would. They read exactly what the
+ORM queries they replace read (``tests/tables`` run them on SQLite and on PostgreSQL).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import connections, router
+from django.db.models import Model
+from django.utils import timezone
+
+from accounts.models import Profile
+from games.models import ChatMute, Hand, Match, Participant, Presence, Seat, Table, Variant, Watcher
+
+
+class _Columns:
+    """A model's concrete columns in a statement (under ``alias``): the SQL that selects them,
+    and how to make an instance of the model from them (the fields' database converters, then
+    ``Model.from_db``, as a queryset does)."""
+
+    def __init__(self, model: type[Model], alias: str, using: str) -> None:
+        connection = connections[using]
+        qn = connection.ops.quote_name
+        fields = model._meta.concrete_fields
+        self.model, self.using = model, using
+        self.names = [f.attname for f in fields]
+        self.sql = ", ".join(f"{alias}.{qn(f.column)}" for f in fields)
+        # The converters depend on the database's kind and the settings only (they are kept
+        # for the process; each call gets the calling thread's connection).
+        self.converters = []
+        for f in fields:
+            column = f.get_col(alias)
+            found = connection.ops.get_db_converters(column) + f.get_db_converters(connection)
+            self.converters.append((column, found))
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    def make(self, row: tuple[Any, ...], start: int) -> Any:
+        """The instance of ``row[start:start + len(self)]``."""
+        connection = connections[self.using]
+        values = list(row[start : start + len(self.names)])
+        for i, (column, converters) in enumerate(self.converters):
+            for convert in converters:
+                values[i] = convert(values[i], column, connection)
+        return self.model.from_db(self.using, self.names, values)
+
+
+def _value(field: Any, value: Any, using: str) -> Any:
+    """A single selected column's value, through ``field``'s converters."""
+    connection = connections[using]
+    column = field.get_col(field.model._meta.db_table)
+    for convert in connection.ops.get_db_converters(column) + field.get_db_converters(connection):
+        value = convert(value, column, connection)
+    return value
+
+
+def _names(using: str) -> Any:
+    connection = connections[using]
+    qn = connection.ops.quote_name
+
+    def table(model: type[Model]) -> str:
+        return qn(model._meta.db_table)
+
+    def col(model: type[Model], name: str) -> str:
+        return qn(model._meta.get_field(name).column)
+
+    return qn, table, col
+
+
+# ----------------------------------------------------------------------------- seats
+@dataclass(frozen=True)
+class _SeatsSql:
+    sql: str
+    parts: tuple[_Columns, ...]
+
+
+_seats_sql: dict[str, _SeatsSql] = {}
+
+
+def _seats_statement(using: str) -> _SeatsSql:
+    found = _seats_sql.get(using)
+    if found is not None:
+        return found
+    user_model = get_user_model()
+    _qn, table, col = _names(using)
+    parts = (
+        _Columns(Seat, "s", using),
+        _Columns(Table, "t", using),
+        _Columns(Variant, "v", using),
+        _Columns(user_model, "u", using),
+        _Columns(Profile, "p", using),
+    )
+    here = (
+        f"EXISTS (SELECT 1 FROM {table(Presence)} pr"
+        f" WHERE pr.{col(Presence, 'seat')} = s.{col(Seat, 'id')}"
+        f" AND pr.{col(Presence, 'user')} = s.{col(Seat, 'user')}"
+        f" AND pr.{col(Presence, 'seen_at')} >= %s)"
+    )
+    sql = (
+        f"SELECT {', '.join(p.sql for p in parts)}, {here}"
+        f" FROM {table(Seat)} s"
+        f" JOIN {table(Table)} t ON t.{col(Table, 'id')} = s.{col(Seat, 'table')}"
+        f" JOIN {table(Variant)} v ON v.{col(Variant, 'id')} = t.{col(Table, 'variant')}"
+        f" LEFT JOIN {table(user_model)} u ON u.{col(user_model, 'id')} = s.{col(Seat, 'user')}"
+        f" LEFT JOIN {table(Profile)} p ON p.{col(Profile, 'user')} = u.{col(user_model, 'id')}"
+        f" WHERE s.{col(Seat, 'table')} = %s ORDER BY s.{col(Seat, 'position')}"
+    )
+    found = _seats_sql[using] = _SeatsSql(sql, parts)
+    return found
+
+
+def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
+    """The table (with its variant) and its seats by position, each with its user and the
+    user's profile, and annotated ``here`` as ``Presence.here()`` does: what
+    ``Seat.objects.filter(table_id=...).select_related("table__variant", "user__profile")
+    .annotate(here=Presence.here()).order_by("position")`` reads, in one statement. A table
+    always has its seats; one without reads as ``Table.objects.get`` (``Table.DoesNotExist``
+    for no table)."""
+    using = router.db_for_read(Seat)
+    statement = _seats_statement(using)
+    connection = connections[using]
+    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, [since, table_id])
+        rows = cursor.fetchall()
+    if not rows:
+        return Table.objects.select_related("variant").get(pk=table_id), ()
+    seat_cols, table_cols, variant_cols, user_cols, profile_cols = statement.parts
+    no_profile = get_user_model()._meta.get_field("profile")
+    table: Table | None = None
+    seats = []
+    for row in rows:
+        seat = seat_cols.make(row, 0)
+        at = len(seat_cols)
+        if table is None:
+            table = table_cols.make(row, at)
+            table.variant = variant_cols.make(row, at + len(table_cols))
+        at += len(table_cols) + len(variant_cols)
+        seat.table = table
+        if seat.user_id is not None:
+            user = user_cols.make(row, at)
+            profile = profile_cols.make(row, at + len(user_cols))
+            if profile.pk is not None:
+                user.profile = profile
+            else:
+                no_profile.set_cached_value(user, None)  # user.profile: DoesNotExist, no query
+            seat.user = user
+        at += len(user_cols) + len(profile_cols)
+        seat.here = bool(row[at])
+        seats.append(seat)
+    assert table is not None
+    return table, tuple(seats)
+
+
+# ----------------------------------------------------------------------------- the hand
+_hand_sql: dict[tuple[str, int], tuple[str, _Columns, _Columns]] = {}
+
+
+def _hand_statement(using: str, players: int) -> tuple[str, _Columns, _Columns]:
+    found = _hand_sql.get((using, players))
+    if found is not None:
+        return found
+    _qn, table, col = _names(using)
+    hand_cols, match_cols = _Columns(Hand, "h", using), _Columns(Match, "m", using)
+    layouts = ", ".join(
+        f"(SELECT pa.{col(Participant, 'layout')} FROM {table(Participant)} pa"
+        f" WHERE pa.{col(Participant, 'hand')} = h.{col(Hand, 'id')}"
+        f" AND pa.{col(Participant, 'position')} = {int(p)})"
+        for p in range(players)
+    )
+    sql = (
+        f"SELECT {hand_cols.sql}, {match_cols.sql}{', ' if layouts else ''}{layouts}"
+        f" FROM {table(Hand)} h"
+        f" JOIN {table(Match)} m ON m.{col(Match, 'id')} = h.{col(Hand, 'match')}"
+        f" WHERE m.{col(Match, 'table')} = %s"
+        f" ORDER BY m.{col(Match, 'started_at')} DESC, h.{col(Hand, 'number')} DESC LIMIT 1"
+    )
+    found = _hand_sql[(using, players)] = (sql, hand_cols, match_cols)
+    return found
+
+
+def latest_hand(table_id: int, players: int) -> tuple[Hand | None, dict[int, Any]]:
+    """The table's latest hand with its match (``Hand.objects.filter(match__table_id=...)
+    .select_related("match").order_by("-match__started_at", "-number").first()``), and each
+    seat's stored rack layout for it (``Participant.layout`` by position, for ``players``
+    seats; a seat without a row is left out). One statement."""
+    using = router.db_for_read(Hand)
+    sql, hand_cols, match_cols = _hand_statement(using, players)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, [table_id])
+        row = cursor.fetchone()
+    if row is None:
+        return None, {}
+    hand = hand_cols.make(row, 0)
+    hand.match = match_cols.make(row, len(hand_cols))
+    at = len(hand_cols) + len(match_cols)
+    layout = Participant._meta.get_field("layout")
+    layouts = {
+        p: _value(layout, row[at + p], using) for p in range(players) if row[at + p] is not None
+    }
+    return hand, layouts
+
+
+# ----------------------------------------------------------------------------- the page
+@dataclass(frozen=True)
+class PageCounts:
+    """What the table page reads beside the board: how many watch (as
+    ``selectors.watching``), whether the viewer has ever muted anyone at the table, and the
+    ids of the table's two latest matches (newest first), for the chat window."""
+
+    watching: int
+    has_mutes: bool
+    latest_matches: list[int]
+
+
+_page_sql: dict[str, str] = {}
+
+
+def _page_statement(using: str) -> str:
+    found = _page_sql.get(using)
+    if found is not None:
+        return found
+    _qn, table, col = _names(using)
+    latest = (
+        f"SELECT mt.{col(Match, 'id')} FROM {table(Match)} mt WHERE mt.{col(Match, 'table')} = %s"
+        f" ORDER BY mt.{col(Match, 'started_at')} DESC, mt.{col(Match, 'id')} DESC LIMIT 1"
+    )
+    sql = (
+        f"SELECT (SELECT COUNT(*) FROM {table(Watcher)} w"
+        f" WHERE w.{col(Watcher, 'table')} = %s AND w.{col(Watcher, 'seen_at')} >= %s"
+        f" AND NOT EXISTS (SELECT 1 FROM {table(Seat)} se"
+        f" WHERE se.{col(Seat, 'table')} = w.{col(Watcher, 'table')}"
+        f" AND se.{col(Seat, 'user')} = w.{col(Watcher, 'user')})),"
+        f" EXISTS (SELECT 1 FROM {table(ChatMute)} cm WHERE cm.{col(ChatMute, 'table')} = %s"
+        f" AND cm.{col(ChatMute, 'user')} = %s),"
+        f" ({latest}), ({latest} OFFSET 1)"
+    )
+    _page_sql[using] = sql
+    return sql
+
+
+def page_counts(table_id: int, user_id: int | None) -> PageCounts:
+    """:class:`PageCounts` for the table and the viewer (``None``: anonymous), in one
+    statement."""
+    using = router.db_for_read(Watcher)
+    connection = connections[using]
+    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _page_statement(using), [table_id, since, table_id, user_id, table_id, table_id]
+        )
+        watching, mutes, latest, before = cursor.fetchone()
+    return PageCounts(
+        watching=int(watching or 0),
+        has_mutes=user_id is not None and bool(mutes),
+        latest_matches=[m for m in (latest, before) if m is not None],
+    )

@@ -1,0 +1,173 @@
+"""``{% tile %}``: one tile's HTML, built in Python (a page draws dozens of tiles, and the
+template version, an include with colour ``if``s and a ``blocktranslate`` per tile, was half
+of the table page's render time).
+
+    {% load tiles %}
+    {% tile code okey %}                          {# a board tile #}
+    {% tile code okey selectable=True %}          {# a rack tile (a toggle button) #}
+    {% tile code okey css="tile-sm" %}            {# extra classes on the root element #}
+    {% tiles codes okey css="tile-sm" %}          {# a row of tiles (sep: between them) #}
+    {% rack_slots row okey feedable %}            {# a rack row: a .slot per place #}
+
+The markup, the classes and the words are those documented in ``templates/games/_tile.html``
+(which is now this tag) and checked by ``tests/tables/test_tiles.py``; the labels are the
+same translatable strings. A tile's HTML depends only on its arguments and the active
+language, so it is built once per process and kept (``_html``)."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django import template
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, gettext, pgettext
+
+register = template.Library()
+
+
+def _colour(letter: str) -> str:
+    """A colour letter in words; "" for anything else (the fake's ``F``)."""
+    if letter == "R":
+        return pgettext("tile colour", "red")
+    if letter == "Y":
+        return pgettext("tile colour", "yellow")
+    if letter == "B":
+        return pgettext("tile colour", "blue")
+    if letter == "K":
+        return pgettext("tile colour", "black")
+    return ""
+
+
+def _label(kind: str, colour: str, number: str, as_tile: str) -> str:
+    """The tile in words, for screen readers and the tooltip."""
+    as_colour, as_number = _colour(as_tile[:1]), as_tile[1:]
+    if kind == "fake":
+        if as_tile:
+            return gettext("fake okey, plays as %(colour)s %(number)s") % {
+                "colour": as_colour,
+                "number": as_number,
+            }
+        return gettext("fake okey")
+    if kind == "wild":
+        if as_tile:
+            text = gettext("okey (%(colour)s %(number)s) standing for %(as_colour)s %(as_number)s")
+            return text % {
+                "colour": colour,
+                "number": number,
+                "as_colour": as_colour,
+                "as_number": as_number,
+            }
+        return gettext("okey (%(colour)s %(number)s)") % {"colour": colour, "number": number}
+    return gettext("%(colour)s %(number)s") % {"colour": colour, "number": number}
+
+
+@lru_cache(maxsize=8192)
+def _html(code: str, okey: str, selectable: bool, pressed: bool, css: str, language: Any) -> str:
+    """The tile's HTML (``language``: the active one, part of the cache key only)."""
+    c = code[:1]
+    n = code[1:3].replace(":", "")
+    if c == "F":
+        kind, as_tile = "fake", okey
+    elif code[2:3] == ":":
+        kind, as_tile = "wild", code[3:]
+    elif code[3:4] == ":":
+        kind, as_tile = "wild", code[4:]
+    elif okey and c + n == okey:
+        kind, as_tile = "wild", ""
+    else:
+        kind, as_tile = "plain", ""
+    label = escape(_label(kind, _colour(c), n, as_tile))
+    classes = "tile tile-fake" if kind == "fake" else f"tile tile-{escape(c)}"
+    if kind == "wild":
+        classes += " tile-wild"
+    if as_tile:
+        classes += " tile-has-as"
+    if css:
+        classes += f" {escape(css)}"
+    if selectable:
+        role = f'role="button" tabindex="0" aria-pressed="{"true" if pressed else "false"}"'
+    else:
+        role = 'role="img"'
+    parts = [
+        f'<span class="{classes}" data-tile="{escape(code)}" {role} aria-label="{label}"'
+        f' title="{label}">'
+    ]
+    if kind == "wild":
+        mark = escape(pgettext("mark on the wild tile", "okey"))
+        parts.append(f'<span class="tile-okey" aria-hidden="true">{mark}</span>')
+    if kind != "fake":
+        parts.append(f'<span class="tile-num" aria-hidden="true">{escape(n)}</span>')
+    parts.append('<span class="tile-mark" aria-hidden="true"></span>')
+    if as_tile:
+        parts.append(
+            f'<span class="tile-as tile-as-{escape(as_tile[:1])}" aria-hidden="true">'
+            f'={escape(as_tile[1:])}<span class="tile-mark"></span></span>'
+        )
+    parts.append("</span>")
+    return "".join(parts)
+
+
+@receiver(setting_changed, dispatch_uid="games.tiles.forget")
+def _forget(*, setting: str, **kwargs: Any) -> None:
+    """Other catalogues (tests compile theirs into another ``LOCALE_PATHS``): build again."""
+    if setting in ("LOCALE_PATHS", "LANGUAGES", "LANGUAGE_CODE", "INSTALLED_APPS"):
+        _html.cache_clear()
+
+
+def tile_html(
+    code: Any, okey: Any = "", *, selectable: Any = False, pressed: Any = False, css: Any = ""
+) -> SafeString:
+    """One tile (arguments as ``templates/games/_tile.html`` documents them; ``css``: its
+    ``class``), as safe HTML."""
+    code = "" if code is None else str(code)
+    okey = str(okey) if okey else ""
+    css = str(css) if css else ""
+    html = _html(code, okey, bool(selectable), bool(pressed), css, get_language())
+    return mark_safe(html)  # noqa: S308 - every value in it is escaped above
+
+
+@register.simple_tag
+def tile(
+    code: Any, okey: Any = "", selectable: Any = False, pressed: Any = False, css: Any = ""
+) -> SafeString:
+    """``{% tile code okey selectable=... pressed=... css=... %}``: see the module."""
+    return tile_html(code, okey, selectable=selectable, pressed=pressed, css=css)
+
+
+@register.simple_tag
+def tiles(codes: Any, okey: Any = "", css: Any = "", sep: str = "") -> SafeString:
+    """``{% tiles codes okey css=... sep=... %}``: each tile of ``codes``, in order, with
+    ``sep`` (plain text, escaped) between them."""
+    if not codes:
+        return mark_safe("")  # noqa: S308 - empty
+    language = get_language()
+    okey = str(okey) if okey else ""
+    css = str(css) if css else ""
+    joined = escape(sep).join(
+        _html("" if c is None else str(c), okey, False, False, css, language) for c in codes
+    )
+    return mark_safe(joined)  # noqa: S308 - built from escaped parts
+
+
+@register.simple_tag
+def rack_slots(row: Any, okey: Any = "", feedable: Any = ()) -> SafeString:
+    """``{% rack_slots row okey feedable %}``: a rack row, one ``<div class="slot">`` per
+    place, holding its tile (selectable; with the class ``feedable`` when its code is in
+    ``feedable``) or nothing (a gap)."""
+    language = get_language()
+    okey = str(okey) if okey else ""
+    marked = set(feedable or ())
+    parts = []
+    for code in row or ():
+        if code:
+            css = "feedable" if code in marked else ""
+            parts.append(
+                f'<div class="slot">{_html(str(code), okey, True, False, css, language)}</div>'
+            )
+        else:
+            parts.append('<div class="slot"></div>')
+    return mark_safe("".join(parts))  # noqa: S308 - built from escaped parts
