@@ -331,16 +331,9 @@ class Servers:
             )
 
     def stop(self) -> None:
-        children = [*self.processes, *([self.worker] if self.worker else [])]
-        for child in children:
-            if child.poll() is None:
-                child.terminate()
-        for child in children:
-            try:
-                child.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait(timeout=15)
+        from games.management.commands.serve import stop_children
+
+        stop_children([*self.processes, *([self.worker] if self.worker else [])])
 
     def output(self) -> str:
         return "\n".join(

@@ -760,11 +760,10 @@ def play(
         with transaction.atomic():
             return _play_locked(pk, seat, move, by, expected_version, client_move_id, level)
     except IntegrityError:
-        # Two requests with the same client_move_id raced past the check: the first won.
-        if client_move_id:
-            first = Move.objects.filter(hand_id=pk, client_move_id=client_move_id).first()
-            if first is not None:
-                return _repeated(first, seat, by)
+        # A move sent again passed the checks (or two raced): the unique id kept the first.
+        repeated = _repeat_of(pk, client_move_id, seat, by)
+        if repeated is not None:
+            return repeated
         raise
 
 
@@ -850,6 +849,16 @@ def _layout_of(hand_id: int, seat: int) -> list[str | None]:
         Participant.objects.filter(hand=h, position=seat).values_list("layout", flat=True).first()
     )
     return rack_layout.reconcile(stored or [], h.view_for(seat)["rack"])
+
+
+def _repeat_of(
+    hand_id: int, client_move_id: str | None, seat: int, by: AbstractBaseUser | str
+) -> Played | None:
+    """The first result of a move whose ``client_move_id`` was played before, if it was."""
+    if not client_move_id:
+        return None
+    first = Move.objects.filter(hand_id=hand_id, client_move_id=client_move_id).first()
+    return _repeated(first, seat, by) if first is not None else None
 
 
 def _repeated(first: Move, seat: int, by: AbstractBaseUser | str) -> Played:
@@ -954,10 +963,9 @@ def _play_locked(
         # client_move_id was played, the sender gets the first result instead. (An accepted
         # move never looks: a repeat that passes the checks fails on the unique
         # client_move_id, and ``play`` answers it the same way.)
-        if client_move_id:
-            first = Move.objects.filter(hand=h, client_move_id=client_move_id).first()
-            if first is not None:
-                return _repeated(first, seat, by)
+        repeated = _repeat_of(pk, client_move_id, seat, by)
+        if repeated is not None:
+            return repeated
         raise
     table_id: int = h.move_table_id
     h.version += 1

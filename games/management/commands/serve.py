@@ -91,13 +91,19 @@ class Command(BaseCommand):
                     break
                 time.sleep(0.2)
         finally:
-            for child in children:
-                if child.poll() is None:
-                    child.terminate()
-            for child in children:
-                try:
-                    child.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    child.kill()
+            stop_children(children)
         if code:
             sys.exit(code)
+
+
+def stop_children(children: list[subprocess.Popen[Any]], timeout: float = 15) -> None:
+    """Ask every child process to end (SIGTERM), then kill whichever is still there."""
+    for child in children:
+        if child.poll() is None:
+            child.terminate()
+    for child in children:
+        try:
+            child.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait(timeout=timeout)
