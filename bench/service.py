@@ -83,7 +83,7 @@ class Table:
             if match.status == Match.Status.PLAYING:
                 hand = services.deal_next_hand(match, force=True)
             else:
-                hand = services.rematch(self.table, by=services.SYSTEM).hands.get()
+                hand = services.rematch(self.table, by=self.users[0]).hands.get()
         self.hand = hand
         view = hand.view_for(hand.turn)
         move = choose_moves(view, "greedy", self.rng)[0]

@@ -1,10 +1,11 @@
-"""The table page's hottest reads, written out in SQL (``games.selectors`` uses them).
+"""The hottest reads, written out in SQL: the table page's (``games.selectors`` uses them)
+and a move's locked read (``games.services.play``).
 
 Every table page and every table socket frame reads the table with its seats and the hand it
 shows; the page also counts its watchers and looks for the viewer's chat mutes. Composed by
 the ORM, each of these queries cost several times more than running it (a join of five
 models: 4 ms of query building for 1 ms on the database, docs/PERFORMANCE.md "Pages (issue
-12)"), so, as ``services._lock_sql`` does for a move, they are written out here: built once
+12)"), so they are written out here: built once
 per process and database from the models' own tables and columns, and their rows made into
 model instances with the fields' own converters, as the ORM would. They read exactly what the
 ORM queries they replace read (``tests/tables`` run them on SQLite and on PostgreSQL).
@@ -17,11 +18,22 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connections, router
-from django.db.models import Model
+from django.db.models import Model, Q
 from django.utils import timezone
 
 from accounts.models import Profile
-from games.models import ChatMute, Hand, Match, Participant, Presence, Seat, Table, Variant, Watcher
+from games.models import (
+    ChatMute,
+    Hand,
+    Match,
+    Move,
+    Participant,
+    Presence,
+    Seat,
+    Table,
+    Variant,
+    Watcher,
+)
 
 
 class _Columns:
@@ -211,6 +223,117 @@ def latest_hand(table_id: int, players: int) -> tuple[Hand | None, dict[int, Any
         p: _value(layout, row[at + p], using) for p in range(players) if row[at + p] is not None
     }
     return hand, layouts
+
+
+# ----------------------------------------------------------------------------- the moves
+# An action's kind ("do") in SQL, by database: the JSON operator each one has.
+_ACTION_KIND = {"postgresql": "{} ->> 'do'", "sqlite": "json_extract({}, '$.do')"}
+_moves_sql: dict[str, tuple[str, list[Any]] | None] = {}
+
+
+def _moves_statement(using: str) -> tuple[str, list[Any]] | None:
+    if using in _moves_sql:
+        return _moves_sql[using]
+    connection = connections[using]
+    kind = _ACTION_KIND.get(connection.vendor)
+    if kind is None:  # another database: the ORM's query
+        _moves_sql[using] = None
+        return None
+    _qn, table, col = _names(using)
+    sql = (
+        f"SELECT m.{col(Move, 'number')}, m.{col(Move, 'action')}, m.{col(Move, 'events')}"
+        f" FROM {table(Move)} m WHERE m.{col(Move, 'hand')} = %s"
+        f" AND (m.{col(Move, 'number')} > %s OR {kind.format('m.' + col(Move, 'action'))} = %s)"
+        f" AND m.{col(Move, 'number')} <= %s ORDER BY m.{col(Move, 'number')}"
+    )
+    converters = []
+    for name in ("action", "events"):
+        field = Move._meta.get_field(name)
+        column = field.get_col("m")
+        found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+        converters.append((column, found))
+    _moves_sql[using] = (sql, converters)
+    return sql, converters
+
+
+def hand_moves(hand_id: int, after: int, upto: int, kind: str) -> list[tuple[int, Any, Any]]:
+    """``(number, action, events)`` of the hand's moves numbered ``after`` < n <= ``upto``,
+    and of its earlier moves whose action is ``kind`` (``{"do": kind, ...}``), by number: what
+    ``Move.objects.filter(Q(number__gt=after) | Q(action__do=kind), hand_id=hand_id,
+    number__lte=upto).order_by("number").values_list("number", "action", "events")`` reads."""
+    using = router.db_for_read(Move)
+    statement = _moves_statement(using)
+    if statement is None:
+        return list(
+            Move.objects.using(using)
+            .filter(Q(number__gt=after) | Q(action__do=kind), hand_id=hand_id, number__lte=upto)
+            .order_by("number")
+            .values_list("number", "action", "events")
+        )
+    sql, converters = statement
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [hand_id, after, kind, upto])
+        rows = cursor.fetchall()
+    out = []
+    for number, *values in rows:
+        for i, (column, found) in enumerate(converters):
+            for convert in found:
+                values[i] = convert(values[i], column, connection)
+        out.append((number, values[0], values[1]))
+    return out
+
+
+# ----------------------------------------------------------------------------- a move
+_lock_sql: dict[str, tuple[str, _Columns, _Columns]] = {}
+
+
+def _lock_statement(using: str) -> tuple[str, _Columns, _Columns]:
+    found = _lock_sql.get(using)
+    if found is not None:
+        return found
+    connection = connections[using]
+    qn, table, col = _names(using)
+    hand_cols, seat_cols = _Columns(Hand, table(Hand), using), _Columns(Seat, "s", using)
+    lock = f" FOR UPDATE OF {table(Hand)}" if connection.features.has_select_for_update_of else ""
+    # Planned on every move: the timer by a subquery (a join fewer) plans faster.
+    sql = (
+        f"SELECT {hand_cols.sql}, {seat_cols.sql}, m.{col(Match, 'table')},"
+        f" (SELECT t.{col(Table, 'move_timer')} FROM {table(Table)} t"
+        f" WHERE t.{col(Table, 'id')} = m.{col(Match, 'table')})"
+        f" FROM {table(Hand)}"
+        f" JOIN {table(Match)} m ON m.{col(Match, 'id')} = {table(Hand)}.{col(Hand, 'match')}"
+        f" LEFT JOIN {table(Seat)} s"
+        f" ON s.{col(Seat, 'table')} = m.{col(Match, 'table')} AND s.{col(Seat, 'position')} = %s"
+        f" WHERE {table(Hand)}.{col(Hand, 'id')} = %s{lock}"
+    )
+    found = _lock_sql[using] = (sql, hand_cols, seat_cols)
+    return found
+
+
+def locked_hand(hand_id: int, seat: int) -> tuple[Hand, Seat | None]:
+    """Lock the hand's row (``SELECT ... FOR UPDATE OF`` the hand only, on PostgreSQL) and
+    read with it, in one statement, the moving ``seat``'s row (None: no such seat) and its
+    table's id and move timer (as ``hand.move_table_id`` and ``hand.move_timer``); for
+    ``services.play``. Raises ``Hand.DoesNotExist``. Must run inside a transaction.
+
+    Every write to a hand's game state happens under this lock, so moves at one table are
+    applied one at a time; the match, table and seat rows joined here are read, not locked,
+    so other tables never wait on them. (SQLite has no row locks: its write transactions
+    begin IMMEDIATE, one at a time.)"""
+    using = router.db_for_write(Hand)
+    sql, hand_cols, seat_cols = _lock_statement(using)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, [seat, hand_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise Hand.DoesNotExist(f"no hand {hand_id}")
+    hand = hand_cols.make(row, 0)
+    at = len(hand_cols) + len(seat_cols)
+    hand.move_table_id, hand.move_timer = row[at], row[at + 1]
+    if row[len(hand_cols)] is None:  # no seat at that position (the LEFT JOIN's NULLs)
+        return hand, None
+    return hand, seat_cols.make(row, len(hand_cols))
 
 
 # ----------------------------------------------------------------------------- the page

@@ -22,7 +22,6 @@ from games.models import (
     ChatMute,
     Hand,
     Match,
-    Move,
     Participant,
     Presence,
     Seat,
@@ -145,12 +144,9 @@ def _state_of(table: Table, seats: tuple[Seat, ...]) -> TableState:
     version = hand.version
     rows = [
         (action if isinstance(action, dict) else {}, events)
-        for number, action, events in Move.objects.filter(
-            Q(number__gt=version - LOG_MOVES) | Q(action__do="open"), hand_id=hand.pk
+        for _number, action, events in reads.hand_moves(
+            hand.pk, version - LOG_MOVES, version, "open"
         )
-        .order_by("number")
-        .values_list("number", "action", "events")
-        if number <= version
     ]
     last = rows[-min(LOG_MOVES, version) :] if version > 0 else []
     return TableState(

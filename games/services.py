@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connections, router, transaction
 from django.utils import timezone
 
-from games import broadcast, chat, engine, policy, selectors
+from games import broadcast, chat, engine, policy, reads, selectors
 from games.engine import layout as rack_layout
 from games.errors import GameError, NotAllowed, StaleVersion
 from games.models import (
@@ -871,68 +871,6 @@ def _repeated(first: Move, seat: int, by: AbstractBaseUser | str) -> Played:
     return Played(first, first.number, list(first.events), repeated=True)
 
 
-# The moving seat's fields a move needs (the policy's "who acts", the away flag it clears).
-_MOVE_SEAT_FIELDS = ("id", "position", "user_id", "bot_level", "away", "timeouts_in_a_row")
-_move_lock_sql: dict[str, str] = {}
-
-
-def _lock_sql(using: str) -> str:
-    """The SQL of :func:`_lock_hand`, built once per process from the models.
-
-    One statement, written out rather than composed by the ORM: every move runs it, and
-    composing a query with its joins costs more than running it (bench/service.py)."""
-    sql = _move_lock_sql.get(using)
-    if sql is None:
-        connection = connections[using]
-        qn = connection.ops.quote_name
-        h = qn(Hand._meta.db_table)
-        hand = ", ".join(f"{h}.{qn(f.column)}" for f in Hand._meta.concrete_fields)
-        seat = ", ".join(
-            f"s.{qn(Seat._meta.get_field(name).column)} AS {qn('mover_' + name)}"
-            for name in _MOVE_SEAT_FIELDS
-        )
-        lock = f" FOR UPDATE OF {h}" if connection.features.has_select_for_update_of else ""
-        # Planned on every move: a join fewer (the timer by a subquery) plans faster.
-        sql = (
-            f"SELECT {hand}, m.{qn('table_id')} AS {qn('move_table_id')},"
-            f" (SELECT t.{qn('move_timer')} FROM {qn(Table._meta.db_table)} t"
-            f" WHERE t.{qn('id')} = m.{qn('table_id')}) AS {qn('move_timer')}, {seat}"
-            f" FROM {h}"
-            f" JOIN {qn(Match._meta.db_table)} m ON m.{qn('id')} = {h}.{qn('match_id')}"
-            f" LEFT JOIN {qn(Seat._meta.db_table)} s"
-            f" ON s.{qn('table_id')} = m.{qn('table_id')} AND s.{qn('position')} = %s"
-            f" WHERE {h}.{qn('id')} = %s{lock}"
-        )
-        _move_lock_sql[using] = sql
-    return sql
-
-
-def _lock_hand(pk: int, seat: int) -> tuple[Hand, Seat | None]:
-    """Lock the hand row, and only it; read with it its table's id and move timer and the
-    moving seat's row, in one round trip.
-
-    Every write to a hand's game state happens under this lock, so moves at one table are
-    applied one at a time; the match, table and seat rows joined here are read, not locked
-    (``FOR UPDATE OF games_hand``), so other tables never wait on them. (SQLite has no row
-    locks: its write transactions begin IMMEDIATE, one at a time.) The hand gets
-    ``move_table_id`` and ``move_timer``; the seat only the fields a move needs, the others
-    deferred (read if touched, never made up)."""
-    using = router.db_for_write(Hand)
-    found = list(Hand.objects.raw(_lock_sql(using), [seat, pk]).using(using))
-    if not found:
-        raise Hand.DoesNotExist(f"no hand {pk}")
-    h = found[0]
-    if h.mover_id is None:
-        return h, None
-    values = [
-        Seat._meta.get_field(name).to_python(getattr(h, "mover_" + name))
-        for name in _MOVE_SEAT_FIELDS
-    ]
-    seat_row = Seat.from_db(using, list(_MOVE_SEAT_FIELDS), values)
-    seat_row.table_id = h.move_table_id
-    return h, seat_row
-
-
 def _play_locked(
     pk: int,
     seat: int,
@@ -942,7 +880,7 @@ def _play_locked(
     client_move_id: str | None,
     level: str,
 ) -> Played:
-    h, seat_row = _lock_hand(pk, seat)
+    h, seat_row = reads.locked_hand(pk, seat)
     try:
         if h.status != Hand.Status.PLAYING:
             raise GameError("hand_over", "the hand has ended")
@@ -953,7 +891,8 @@ def _play_locked(
         if seat_row is None:
             raise GameError("bad_seat", f"no seat {seat} at this table")
         actor = policy.check_move(h, seat_row, by)
-        eng = h.engine_hand()
+        # The snapshot was just read for this move alone: the engine may keep it uncopied.
+        eng = engine.Hand.from_state(h.state, copy_data=False)
         turn_before = eng.turn
         result = eng.play(seat, move)
         if not result.ok:
@@ -970,7 +909,7 @@ def _play_locked(
     table_id: int = h.move_table_id
     h.version += 1
     user = by if actor.kind == "player" else None
-    row = Move.objects.create(
+    row = Move(
         hand=h,
         number=h.version,
         seat=seat,
@@ -996,7 +935,7 @@ def _play_locked(
         _close_hand(h, eng, Table.objects.select_related("variant").get(pk=table_id))
         fields += ["status", "ending", "finisher", "kind", "multiplier", "hand_scores"]
         fields += ["finished_at"]
-    h.save(update_fields=fields)
+    _write_move(row, h, fields)
     public = [engine.event_for(e, -1) for e in result.events]
     message: dict[str, Any] = {
         "type": "hand.moved",
@@ -1008,6 +947,49 @@ def _play_locked(
     }
     _publish(table_id, message)
     return Played(row, h.version, result.events)
+
+
+_write_move_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+
+
+def _write_move(row: Move, h: Hand, fields: list[str]) -> None:
+    """Insert the move's row and update the hand's ``fields``: on PostgreSQL in one
+    statement (the insert in a ``WITH``), written out once per process like the locked read;
+    elsewhere through the ORM, as two statements.
+
+    Every move runs this; composing an insert and an update through the ORM costs more than
+    the round trips themselves (``bench/service.py``)."""
+    using = router.db_for_write(Hand)
+    connection = connections[using]
+    if connection.vendor != "postgresql":
+        row.save(using=using, force_insert=True)
+        h.save(using=using, update_fields=fields)
+        return
+    move_fields = [f for f in Move._meta.local_concrete_fields if not f.primary_key]
+    hand_fields = [Hand._meta.get_field(name) for name in fields]
+    key = (using, tuple(fields))
+    sql = _write_move_sql.get(key)
+    if sql is None:
+        qn = connection.ops.quote_name
+        columns = ", ".join(qn(f.column) for f in move_fields)
+        places = ", ".join(["%s"] * len(move_fields))
+        sets = ", ".join(f"{qn(f.column)} = %s" for f in hand_fields)
+        pk = qn(Move._meta.pk.column)
+        sql = (
+            f"WITH new_move AS (INSERT INTO {qn(Move._meta.db_table)} ({columns})"
+            f" VALUES ({places}) RETURNING {pk})"
+            f" UPDATE {qn(Hand._meta.db_table)} SET {sets} WHERE {qn(Hand._meta.pk.column)} = %s"
+            f" RETURNING (SELECT {pk} FROM new_move)"
+        )
+        _write_move_sql[key] = sql
+    # pre_save fills auto_now(_add) dates on the instances, as save() would.
+    params = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in move_fields]
+    params += [f.get_db_prep_save(f.pre_save(h, False), connection) for f in hand_fields]
+    params.append(h.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        (row.pk,) = cursor.fetchone()
+    row._state.adding, row._state.db = False, using
 
 
 def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:

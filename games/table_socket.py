@@ -37,7 +37,7 @@ from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
 
-from channels.db import aclose_old_connections, database_sync_to_async
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.template.loader import render_to_string
@@ -78,7 +78,12 @@ def _forget(key: tuple[Any, ...]) -> None:
 def _off_the_move_thread(fn: Any) -> Any:
     """``database_sync_to_async`` in a pool thread: reads and renders never queue in the one
     thread where the process's writes (a move, a seat) run one after another, so a move is
-    not kept waiting behind the frames of the move before it."""
+    not kept waiting behind the frames of the move before it.
+
+    Every database call of a socket goes through ``database_sync_to_async``, which closes
+    the calling thread's stale connections before and after the call, in the thread that
+    uses them (so no ``aclose_old_connections()``: it would queue a hop in the write thread
+    before every frame, for a connection the frame does not use)."""
     return database_sync_to_async(fn, thread_sensitive=False)
 
 
@@ -207,7 +212,6 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             await self._refuse("bad_move", "a message is a JSON object with a 'type'")
             return
         kind = data.get("type")
-        await aclose_old_connections()
         if kind == "refresh":
             # The table as it is now; the rack only if it changed since this socket sent it
             # (a fresh socket has sent it on connect), so a selection on screen survives.
@@ -299,7 +303,6 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         the table changed; the table is then read once for all its sockets in this process,
         and each distinct view (a seat, or the spectators of one language and invite)
         rendered once, however many sockets show it."""
-        await aclose_old_connections()
         try:
             if change is None:
                 live, rack, rack_key = await _off_the_move_thread(self._render)(None)
@@ -312,8 +315,7 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
                 policy.check_see(state.table, state.seats, user, self.invite)
                 view = (self._position(state), self.language, self.invite)
                 live, rack, rack_key = await _once(
-                    ("view", self.table_id, change, *view),
-                    lambda: _off_the_move_thread(self._render)(state),
+                    ("view", self.table_id, change, *view), lambda: self._render_read(state)
                 )
         except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
             # The table (or its hand) was deleted, or this viewer may no longer see it.
@@ -323,6 +325,12 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             self.sent_rack = rack_key
             live += rack
         await self.send(text_data=live)
+
+    async def _render_read(self, state: selectors.TableState) -> tuple[str, str | None, Any]:
+        """:meth:`_render` of a state already read, here on the event loop: it reads nothing
+        (Django would refuse a query here), and a hop to a thread would only add its wait
+        for the GIL (up to the 5 ms switch interval while another thread renders)."""
+        return self._render(state)
 
     def _position(self, state: selectors.TableState) -> int | None:
         """The viewer's seat at the table as ``state`` has it (None: a spectator)."""
@@ -419,7 +427,6 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         """A new line: appended to #chat-lines, unless this viewer muted its author."""
         author = event.get("user")
         if author in self.muted:
-            await aclose_old_connections()
             if await database_sync_to_async(self._muted_when_said)(event["id"], author):
                 return
         html = await database_sync_to_async(self._chat_line)(event["id"])
@@ -466,7 +473,6 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             return
         muted = int(event["muted"])
         self.muted = self.muted | {muted} if event.get("on") else self.muted - {muted}
-        await aclose_old_connections()
         html = await database_sync_to_async(self._chat_lines)()
         if html:
             await self.send(text_data=html)

@@ -156,6 +156,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL
         "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
     }
 
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
+        "DB_SERVER_SIDE_BINDING", default=False
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

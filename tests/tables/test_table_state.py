@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
+from django.db.models import Q
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -21,7 +22,7 @@ from django.utils.translation import override
 from accounts.models import Profile
 from games import lobby, reads, selectors, services
 from games.errors import NotAllowed
-from games.models import Hand, Match, Participant, Presence, Seat, Table, Watcher
+from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Watcher
 
 from .helpers import connect, random_move, seed_of, user_table
 
@@ -106,6 +107,34 @@ def test_the_hand_and_the_layouts_are_read_as_the_orm_reads_them() -> None:
     assert layouts == stored and layouts[1]
     empty = services.create_table(variant="duz", created_by=None)
     assert reads.latest_hand(empty.pk, empty.players) == (None, {})
+
+
+def test_the_moves_are_read_as_the_orm_reads_them() -> None:
+    """The last moves and the earlier openings (``reads.hand_moves``): rows written here
+    directly, every kind of action among them, so that each bound of the query is crossed."""
+    table, _users = played("okey51", moves=0)
+    hand = Hand.objects.get(match__table=table)
+    kinds = ["draw", "discard", "open", "take", "lay", "open", "discard", "draw", "finish"] * 3
+    for number, kind in enumerate(kinds, start=1):
+        action = {"do": kind, "tile": "R5"} if kind != "open" else {"do": "open", "melds": [["R1"]]}
+        events = [{"type": kind, "seat": number % 4, "n": number, "note": "ğü ★"}]
+        Move.objects.create(
+            hand=hand, number=number, seat=number % 4, action=action, events=events, by=Move.By.BOT
+        )
+    for after, upto in [(-10, 0), (-5, 5), (0, 27), (17, 27), (20, 24), (26, 27), (27, 30)]:
+        for kind in ("open", "finish", "nothing"):
+            orm = list(
+                Move.objects.filter(
+                    Q(number__gt=after) | Q(action__do=kind), hand_id=hand.pk, number__lte=upto
+                )
+                .order_by("number")
+                .values_list("number", "action", "events")
+            )
+            assert reads.hand_moves(hand.pk, after, upto, kind) == orm, (after, upto, kind)
+    opens = [n for n, a, _e in reads.hand_moves(hand.pk, 24, 27, "open") if a["do"] == "open"]
+    assert (
+        opens == [3, 6, 12, 15, 21, 24] and reads.hand_moves(hand.pk, 24, 27, "open")[-1][0] == 27
+    )
 
 
 def test_the_page_counts_are_read_as_the_orm_counts_them() -> None:
