@@ -308,7 +308,9 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
         cache = getattr(table_socket, "_RENDERED", None)
         if cache is not None:
             cache.clear()  # every call renders, as after a move
-        consumer._render(*arguments)  # no state given (read now), no change (no cache)
+        _live, rack, _key = consumer._render(*arguments)  # no state given (read now), no cache
+        if rack is not None and not isinstance(rack, str):
+            rack.html()  # rendered when first sent (since issue 12): time it, as before
 
     def context() -> None:
         with translation.override("en"):

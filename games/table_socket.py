@@ -87,6 +87,21 @@ def _off_the_move_thread(fn: Any) -> Any:
     return database_sync_to_async(fn, thread_sensitive=False)
 
 
+class Rack:
+    """A seat's rack fragment, rendered the first time a socket sends it: most frames leave
+    a seat's rack as it was (a move changes the mover's rack only), and skip it."""
+
+    def __init__(self, context: dict[str, Any], language: str) -> None:
+        self.context, self.language = context, language
+        self._html: str | None = None
+
+    def html(self) -> str:
+        if self._html is None:
+            with translation.override(self.language):
+                self._html = render_to_string("games/table.html#rack", self.context)
+        return self._html
+
+
 # After a change, by its id: the table's state (read once by the first socket of this process
 # to handle the group message; its other sockets await the same read) and each distinct view
 # of it (rendered once, awaited likewise), being made or made lately.
@@ -323,10 +338,10 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             return
         if rack is not None and rack_key != self.sent_rack:
             self.sent_rack = rack_key
-            live += rack
+            live += rack.html()
         await self.send(text_data=live)
 
-    async def _render_read(self, state: selectors.TableState) -> tuple[str, str | None, Any]:
+    async def _render_read(self, state: selectors.TableState) -> tuple[str, Rack | None, Any]:
         """:meth:`_render` of a state already read, here on the event loop: it reads nothing
         (Django would refuse a query here), and a hop to a thread would only add its wait
         for the GIL (up to the 5 ms switch interval while another thread renders)."""
@@ -337,10 +352,10 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         uid = selectors.viewer_id(self.scope.get("user"))
         return next((s.position for s in state.seats if uid and s.user_id == uid), None)
 
-    def _render(self, state: selectors.TableState | None) -> tuple[str, str | None, Any]:
-        """The live fragment and, for a seat, its rack fragment (and what the rack holds),
-        from one read of the table (``state``, else read now): the rack, and whether it
-        changed, always match the board sent with it."""
+    def _render(self, state: selectors.TableState | None) -> tuple[str, Rack | None, Any]:
+        """The live fragment and, for a seat, its rack fragment (rendered when first sent)
+        and what the rack holds, from one read of the table (``state``, else read now): the
+        rack, and whether it changed, always match the board sent with it."""
         user = self.scope.get("user")
         if state is None:
             state = selectors.table_state(self.table_id)
@@ -348,9 +363,7 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         with translation.override(self.language):
             context = selectors.table_context(self.table_id, user, self.invite, state=state)
             live = render_to_string("games/table.html#live", context)
-            rack = None
-            if position is not None:
-                rack = render_to_string("games/table.html#rack", context)
+        rack = Rack(context, self.language) if position is not None else None
         hand, view = context["hand"], context["view"]
         rack_key = None
         if position is not None and hand is not None:

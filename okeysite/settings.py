@@ -13,6 +13,8 @@ Everything that differs between machines comes from the environment:
 - ``LOG_LEVEL``: level of the stdout log (default ``INFO``).
 - ``DB_POOL`` (default on), ``DB_POOL_MIN`` (1), ``DB_POOL_MAX`` (20), ``DB_POOL_TIMEOUT``
   (10 s): the pool of PostgreSQL connections each process keeps.
+- ``DB_PREPARED_STATEMENTS`` (default on): PostgreSQL binds the parameters and prepares the
+  statements a connection runs often; off behind a PgBouncer that cannot keep them.
 - ``CACHE_URL``: Django's cache (log-in limits), e.g. ``redis://127.0.0.1:6379/3`` (Django's
   built-in RedisCache; never the channel layer's Redis database). Unset: a local-memory cache
   in each process.
@@ -156,9 +158,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_POOL
         "timeout": env.float("DB_POOL_TIMEOUT", default=10.0),
     }
 
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = env.bool(
-        "DB_SERVER_SIDE_BINDING", default=False
+# PostgreSQL: bind parameters on the server, so that psycopg prepares a statement the fifth
+# time a connection runs it and the server stops planning it anew (every move and every frame
+# run the same few statements, whose planning cost more than running them:
+# docs/PERFORMANCE.md). Behind PgBouncer in transaction mode, older than 1.21 or without
+# max_prepared_statements, set DB_PREPARED_STATEMENTS=false.
+DB_PREPARED_STATEMENTS = env.bool("DB_PREPARED_STATEMENTS", default=True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREPARED_STATEMENTS:
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5
     )
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

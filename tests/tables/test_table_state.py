@@ -137,6 +137,21 @@ def test_the_moves_are_read_as_the_orm_reads_them() -> None:
     )
 
 
+def test_postgresql_plans_a_repeated_read_once() -> None:
+    """On PostgreSQL the table's reads are prepared on their connection after a few runs
+    (``DB_PREPARED_STATEMENTS``), so the server stops planning them on every frame."""
+    if connection.vendor != "postgresql":
+        pytest.skip("prepared statements are PostgreSQL's")
+    table, _users = played("duz", moves=4)
+    for _ in range(6):
+        selectors.table_state(table.pk)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    seats_from = reads._seats_statement(connection.alias).sql.split(" FROM ", 1)[1][:40]
+    assert any(seats_from in sql for sql in prepared), prepared
+
+
 def test_the_page_counts_are_read_as_the_orm_counts_them() -> None:
     table, users = played("duz", moves=2)
     fan = get_user_model().objects.create_user("fan", password="x")
