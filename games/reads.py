@@ -13,6 +13,7 @@ ORM queries they replace read (``tests/tables`` run them on SQLite and on Postgr
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -177,44 +178,69 @@ def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
 
 
 # ----------------------------------------------------------------------------- the hand
-_hand_sql: dict[tuple[str, int], tuple[str, _Columns, _Columns]] = {}
+# The moves a table read shows, as one JSON array of [number, action, events] in a column of
+# the hand's statement, by database (``%s``: how many last moves, and the earlier moves'
+# kind); elsewhere :func:`hand_moves` reads them in a statement of their own.
+_MOVES_COLUMN = {
+    "postgresql": (
+        "(SELECT json_agg(json_build_array(mv.{number}, mv.{action}, mv.{events}))::text"
+        " FROM {move} mv WHERE mv.{hand} = h.{id} AND mv.{number} <= h.{version}"
+        " AND (mv.{number} > h.{version} - %s OR mv.{action} ->> 'do' = %s))"
+    ),
+    "sqlite": (
+        "(SELECT json_group_array(json_array(mv.{number}, json(mv.{action}), json(mv.{events})))"
+        " FROM {move} mv WHERE mv.{hand} = h.{id} AND mv.{number} <= h.{version}"
+        " AND (mv.{number} > h.{version} - %s OR json_extract(mv.{action}, '$.do') = %s))"
+    ),
+}
+_hand_sql: dict[tuple[str, int], tuple[str, _Columns, _Columns, bool]] = {}
 
 
-def _hand_statement(using: str, players: int) -> tuple[str, _Columns, _Columns]:
+def _hand_statement(using: str, players: int) -> tuple[str, _Columns, _Columns, bool]:
     found = _hand_sql.get((using, players))
     if found is not None:
         return found
     _qn, table, col = _names(using)
     hand_cols, match_cols = _Columns(Hand, "h", using), _Columns(Match, "m", using)
-    layouts = ", ".join(
-        f"(SELECT pa.{col(Participant, 'layout')} FROM {table(Participant)} pa"
+    layouts = "".join(
+        f", (SELECT pa.{col(Participant, 'layout')} FROM {table(Participant)} pa"
         f" WHERE pa.{col(Participant, 'hand')} = h.{col(Hand, 'id')}"
         f" AND pa.{col(Participant, 'position')} = {int(p)})"
         for p in range(players)
     )
+    moves = _MOVES_COLUMN.get(connections[using].vendor)
+    if moves is not None:
+        names = {n: col(Move, n) for n in ("number", "action", "events", "hand")}
+        moves = ", " + moves.format(
+            move=table(Move), id=col(Hand, "id"), version=col(Hand, "version"), **names
+        )
     sql = (
-        f"SELECT {hand_cols.sql}, {match_cols.sql}{', ' if layouts else ''}{layouts}"
+        f"SELECT {hand_cols.sql}, {match_cols.sql}{layouts}{moves or ''}"
         f" FROM {table(Hand)} h"
         f" JOIN {table(Match)} m ON m.{col(Match, 'id')} = h.{col(Hand, 'match')}"
         f" WHERE m.{col(Match, 'table')} = %s"
         f" ORDER BY m.{col(Match, 'started_at')} DESC, h.{col(Hand, 'number')} DESC LIMIT 1"
     )
-    found = _hand_sql[(using, players)] = (sql, hand_cols, match_cols)
+    found = _hand_sql[(using, players)] = (sql, hand_cols, match_cols, moves is not None)
     return found
 
 
-def latest_hand(table_id: int, players: int) -> tuple[Hand | None, dict[int, Any]]:
+def latest_hand(
+    table_id: int, players: int, last: int = 0, kind: str = ""
+) -> tuple[Hand | None, dict[int, Any], list[tuple[int, Any, Any]]]:
     """The table's latest hand with its match (``Hand.objects.filter(match__table_id=...)
-    .select_related("match").order_by("-match__started_at", "-number").first()``), and each
+    .select_related("match").order_by("-match__started_at", "-number").first()``), each
     seat's stored rack layout for it (``Participant.layout`` by position, for ``players``
-    seats; a seat without a row is left out). One statement."""
+    seats; a seat without a row is left out), and its moves as :func:`hand_moves` reads them
+    (the ``last`` moves up to the hand's version, and the earlier ones of ``kind``). One
+    statement on PostgreSQL and SQLite (the moves as a JSON array in a column of it)."""
     using = router.db_for_read(Hand)
-    sql, hand_cols, match_cols = _hand_statement(using, players)
+    sql, hand_cols, match_cols, with_moves = _hand_statement(using, players)
     with connections[using].cursor() as cursor:
-        cursor.execute(sql, [table_id])
+        cursor.execute(sql, [last, kind, table_id] if with_moves else [table_id])
         row = cursor.fetchone()
     if row is None:
-        return None, {}
+        return None, {}, []
     hand = hand_cols.make(row, 0)
     hand.match = match_cols.make(row, len(hand_cols))
     at = len(hand_cols) + len(match_cols)
@@ -222,7 +248,12 @@ def latest_hand(table_id: int, players: int) -> tuple[Hand | None, dict[int, Any
     layouts = {
         p: _value(layout, row[at + p], using) for p in range(players) if row[at + p] is not None
     }
-    return hand, layouts
+    if not with_moves:
+        moves = hand_moves(hand.pk, hand.version - last, hand.version, kind)
+    else:
+        listed = json.loads(row[at + players] or "[]")
+        moves = sorted(((int(n), a, e) for n, a, e in listed), key=lambda move: move[0])
+    return hand, layouts, moves
 
 
 # ----------------------------------------------------------------------------- the moves

@@ -120,12 +120,12 @@ class TableState:
 
 
 def table_state(table_id: int, table: Table | None = None) -> TableState:
-    """The viewer-independent part of the table page (:class:`TableState`), in three
+    """The viewer-independent part of the table page (:class:`TableState`), in two
     queries: the table with its seats (``table``: as :func:`table_with_seats` read it, if the
     caller has it); the shown hand (:func:`shown_hand`: the table's latest hand) with its
-    match and every seat's stored layout for it; the hand's last moves and its opening
-    moves. A table with no hand yet reads its latest match instead of the moves. The first
-    two are written out in SQL (``games.reads``). Raises ``Table.DoesNotExist``."""
+    match, every seat's stored layout for it, and its last moves and opening moves. A table
+    with no hand yet reads its latest match instead. Both are written out in SQL
+    (``games.reads``). Raises ``Table.DoesNotExist``."""
     if table is not None:
         seats = tuple(table.seats.all())
     else:
@@ -135,19 +135,14 @@ def table_state(table_id: int, table: Table | None = None) -> TableState:
 
 def _state_of(table: Table, seats: tuple[Seat, ...]) -> TableState:
     """:func:`table_state` for a table and seats already read."""
-    hand, layouts = reads.latest_hand(table.pk, table.players)
+    hand, layouts, moves = reads.latest_hand(table.pk, table.players, LOG_MOVES, "open")
     if hand is None:
         return TableState(table, seats, None, latest_match(table), None, None, {}, (), {}, None)
     eng = engine.Hand.from_state(hand.state, copy_data=False)  # only read: no copy
     # The last moves, and the earlier "open" moves (how each seat opened). Moves played since
     # the hand was read (past its version) are left out.
     version = hand.version
-    rows = [
-        (action if isinstance(action, dict) else {}, events)
-        for _number, action, events in reads.hand_moves(
-            hand.pk, version - LOG_MOVES, version, "open"
-        )
-    ]
+    rows = [(action if isinstance(action, dict) else {}, events) for _n, action, events in moves]
     last = rows[-min(LOG_MOVES, version) :] if version > 0 else []
     return TableState(
         table=table,

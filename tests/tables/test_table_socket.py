@@ -12,7 +12,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games import engine, selectors, services
+from games import engine, selectors, services, table_socket
 from games.catalog import ensure_variants
 from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
@@ -301,6 +301,15 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
 
         monkeypatch.setattr(selectors, "table_state", counting_state)
         monkeypatch.setattr(selectors, "table_context", counting_context)
+        racks_rendered: list[object] = []
+        real_render = table_socket.render_to_string
+
+        def counting_render(name: str, context: Any = None, *args: Any, **kwargs: Any) -> str:
+            if name.endswith("#rack"):
+                racks_rendered.append(context["my_seat"])
+            return real_render(name, context, *args, **kwargs)
+
+        monkeypatch.setattr(table_socket, "render_to_string", counting_render)
 
         def move() -> None:
             hand = Hand.objects.get(match__table_id=table_id)
@@ -315,6 +324,7 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
         # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
         assert 'id="rack-area"' in frames[0][0]
         assert all('id="rack-area"' not in f[0] for f in frames[1:])
+        assert racks_rendered == [0], "a rack that is not sent is not rendered"
         assert frames[4] == frames[2]  # seat 2's two tabs
         for spectator in frames[5:]:
             assert spectator[0] == frames[5][0]

@@ -99,14 +99,14 @@ def test_the_hand_and_the_layouts_are_read_as_the_orm_reads_them() -> None:
         .order_by("-match__started_at", "-number")
         .first()
     )
-    hand, layouts = reads.latest_hand(table.pk, table.players)
+    hand, layouts, _moves = reads.latest_hand(table.pk, table.players)
     assert hand is not None and orm is not None
     assert fields(hand) == fields(orm)
     assert fields(hand.match) == fields(orm.match)
     stored = dict(Participant.objects.filter(hand=orm).values_list("position", "layout"))
     assert layouts == stored and layouts[1]
     empty = services.create_table(variant="duz", created_by=None)
-    assert reads.latest_hand(empty.pk, empty.players) == (None, {})
+    assert reads.latest_hand(empty.pk, empty.players) == (None, {}, [])
 
 
 def test_the_moves_are_read_as_the_orm_reads_them() -> None:
@@ -131,6 +131,12 @@ def test_the_moves_are_read_as_the_orm_reads_them() -> None:
                 .values_list("number", "action", "events")
             )
             assert reads.hand_moves(hand.pk, after, upto, kind) == orm, (after, upto, kind)
+    # The table's read takes them with the hand, up to the hand's version.
+    for version, last in [(0, 10), (5, 10), (27, 10), (24, 3), (27, 0)]:
+        Hand.objects.filter(pk=hand.pk).update(version=version)
+        for kind in ("open", "finish"):
+            _hand, _layouts, moves = reads.latest_hand(table.pk, table.players, last, kind)
+            assert moves == reads.hand_moves(hand.pk, version - last, version, kind)
     opens = [n for n, a, _e in reads.hand_moves(hand.pk, 24, 27, "open") if a["do"] == "open"]
     assert (
         opens == [3, 6, 12, 15, 21, 24] and reads.hand_moves(hand.pk, 24, 27, "open")[-1][0] == 27
@@ -253,6 +259,6 @@ def test_the_page_reads_the_table_once() -> None:
     client.get(url)
     with CaptureQueriesContext(connection) as queries:
         assert client.get(url).status_code == 200
-    # The session, the user, the table and its seats, the hand, its moves, the page's counts,
-    # the chat lines: no profile for the header, no query per seat.
-    assert len(queries) == 7
+    # The session, the user, the table and its seats, the hand with its moves, the page's
+    # counts, the chat lines: no profile for the header, no query per seat.
+    assert len(queries) == 6
