@@ -32,7 +32,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import display_name
 from games import messages as game_messages
-from games import policy, services
+from games import policy, selectors, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
@@ -259,7 +259,7 @@ def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
         "name": display_name(s.user) if s.user else "",
         "user_id": s.user_id,
         "bot_level": s.bot_level,
-        "bot_display": s.get_bot_level_display() if s.bot_level else "",
+        "bot_display": selectors.bot_level_name(s.bot_level) if s.bot_level else "",
         "team": s.team,
         "away": s.away,
         "empty": s.is_empty,

@@ -271,6 +271,15 @@ def _assist(view: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+_BOT_LEVELS = dict(Seat.Bot.choices)  # level -> its name, translated when shown
+
+
+def bot_level_name(level: str) -> str:
+    """A bot level's name in the active language. (``get_bot_level_display()`` hashes every
+    choice's lazy name, translating each, on every call: ten times a table frame.)"""
+    return str(_BOT_LEVELS.get(level, level))
+
+
 def holder_name(p: Participant | None) -> str:
     """Who held a seat in a hand: the player's name, or "Bot (level)"."""
     if p is None:
@@ -278,7 +287,7 @@ def holder_name(p: Participant | None) -> str:
     if p.user_id and p.user is not None:
         return display_name(p.user)
     if p.bot_level:
-        level = dict(Seat.Bot.choices).get(p.bot_level, p.bot_level)
+        level = bot_level_name(p.bot_level)
         return gettext("Bot (%(level)s)") % {"level": level}
     return gettext("a former player")
 
@@ -290,7 +299,7 @@ def _name(s: Seat) -> str:
         # Numbered by seat, so that three bots at one table can be told apart.
         return gettext("Bot %(number)s (%(level)s)") % {
             "number": s.position + 1,
-            "level": s.get_bot_level_display(),
+            "level": bot_level_name(s.bot_level),
         }
     return gettext("empty")
 
@@ -340,7 +349,7 @@ def _seat(
         "display": _name(s),
         "user_id": s.user_id,
         "bot_level": s.bot_level,
-        "bot_display": s.get_bot_level_display() if s.bot_level else "",
+        "bot_display": bot_level_name(s.bot_level) if s.bot_level else "",
         "team": s.team,
         "away": s.away,
         "here": bool(getattr(s, "here", False)),
