@@ -39,6 +39,7 @@ ENV_KEYS = (
     "DB_POOL_MIN",
     "DB_POOL_MAX",
     "DB_POOL_TIMEOUT",
+    "DB_PREPARED_STATEMENTS",
 )
 
 PRINT_SETTINGS = """
@@ -246,3 +247,13 @@ def test_the_postgresql_pool_is_sized_or_turned_off_from_the_environment() -> No
     assert "pool" not in loaded(DATABASE_URL=url, DEBUG="true", DB_POOL="false")["options"]
     # SQLite has no pool.
     assert "pool" not in loaded(DEBUG="true")["options"]
+
+
+def test_postgresql_prepares_statements_unless_told_not_to() -> None:
+    url = "postgres://okey@db.example.test/okey"
+    options = loaded(DATABASE_URL=url, DEBUG="true")["options"]
+    assert options["server_side_binding"] is True and options["prepare_threshold"] == 5
+    off = loaded(DATABASE_URL=url, DEBUG="true", DB_PREPARED_STATEMENTS="false")["options"]
+    assert "server_side_binding" not in off and "prepare_threshold" not in off
+    # SQLite binds and plans in the process: nothing to set.
+    assert "server_side_binding" not in loaded(DEBUG="true")["options"]
