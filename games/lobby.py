@@ -164,15 +164,16 @@ class _Words:
         self._bot_names: dict[str, str] = {}
         self._said: dict[tuple[Any, ...], str] = {}
 
-    def said(self, *what: Any) -> str:
-        """The words for an option, a timer or a player count (``_said``), once per list."""
+    def said(self, words: Any, *what: Any) -> str:
+        """``words(*what)`` (a table's words: an option, a timer, ...), once per list."""
+        key = (words, *what)
         try:
-            return self._said[what]
+            return self._said[key]
         except KeyError:
-            found = self._said[what] = _said(*what)
+            found = self._said[key] = words(*what)
             return found
         except TypeError:  # an unhashable option value: not kept
-            return _said(*what)
+            return words(*what)
 
     def table_url(self, pk: int) -> str:
         return str(pk).join(self._url)
@@ -190,7 +191,7 @@ def _lobby_table(
     seats = [_listed_seat(s, uid, words) for s in rows]
     own = uid is not None and (t.created_by_id == uid or any(s["mine"] for s in seats))
     options = [
-        {"key": k, "value": t.options[k], "label": words.said("option", k, t.options[k])}
+        {"key": k, "value": t.options[k], "label": words.said(_option_words, k, t.options[k])}
         for k in _main_options(t.options, t.variant__key)
     ]
     return {
@@ -198,15 +199,15 @@ def _lobby_table(
         "url": words.table_url(t.id),
         "name": t.name,
         "variant": t.variant__key,
-        "variant_name": words.said("variant", t.variant__name),
+        "variant_name": words.said(variant_name, t.variant__name),
         "status": t.status,
         "status_display": words.statuses.get(t.status, t.status),
         "is_private": t.is_private,
         "invite_url": invite_path(t.id, t.invite_token) if t.is_private and own else "",
         "players": t.players,
         # The words for the player count (when not 4) and the move timer.
-        "players_words": words.said("players", t.players) if t.players != 4 else "",
-        "timer_words": words.said("timer", t.move_timer),
+        "players_words": words.said(_players_words, t.players) if t.players != 4 else "",
+        "timer_words": words.said(_timer_words, t.move_timer),
         "move_timer": t.move_timer,
         "auto_start": t.auto_start,
         "other_tables": t.other_tables,
@@ -217,18 +218,12 @@ def _lobby_table(
     }
 
 
-def _said(kind: str, *what: Any) -> str:
-    """The lobby's words for a table's ``option`` (key, value), ``variant`` name, number of
-    ``players`` or move ``timer``, in the active language."""
-    if kind == "option":
-        return _option_words(*what)
-    if kind == "variant":
-        return variant_name(*what)
-    if kind == "players":
-        return ngettext("%(n)s player", "%(n)s players", what[0]) % {"n": what[0]}
-    if what[0]:
-        return gettext("%(s)s s per move") % {"s": what[0]}
-    return gettext("no move timer")
+def _players_words(players: int) -> str:
+    return ngettext("%(n)s player", "%(n)s players", players) % {"n": players}
+
+
+def _timer_words(seconds: int) -> str:
+    return gettext("%(s)s s per move") % {"s": seconds} if seconds else gettext("no move timer")
 
 
 def _option_words(key: str, value: Any) -> str:

@@ -51,11 +51,7 @@ class _Columns:
         self.sql = ", ".join(f"{alias}.{qn(f.column)}" for f in fields)
         # The converters depend on the database's kind and the settings only (they are kept
         # for the process; each call gets the calling thread's connection).
-        self.converters = []
-        for f in fields:
-            column = f.get_col(alias)
-            found = connection.ops.get_db_converters(column) + f.get_db_converters(connection)
-            self.converters.append((column, found))
+        self.converters = [_converters(f, alias, using) for f in fields]
 
     def __len__(self) -> int:
         return len(self.names)
@@ -63,18 +59,25 @@ class _Columns:
     def make(self, row: tuple[Any, ...], start: int) -> Any:
         """The instance of ``row[start:start + len(self)]``."""
         connection = connections[self.using]
-        values = list(row[start : start + len(self.names)])
-        for i, (column, converters) in enumerate(self.converters):
-            for convert in converters:
-                values[i] = convert(values[i], column, connection)
+        values = [
+            _convert(value, column, converters, connection)
+            for value, (column, converters) in zip(
+                row[start : start + len(self.names)], self.converters, strict=True
+            )
+        ]
         return self.model.from_db(self.using, self.names, values)
 
 
-def _value(field: Any, value: Any, using: str) -> Any:
-    """A single selected column's value, through ``field``'s converters."""
+def _converters(field: Any, alias: str, using: str) -> tuple[Any, list[Any]]:
+    """A selected column of ``field`` (under ``alias``) and the converters its values go
+    through, the database's and the field's, as a queryset applies them."""
     connection = connections[using]
-    column = field.get_col(field.model._meta.db_table)
-    for convert in connection.ops.get_db_converters(column) + field.get_db_converters(connection):
+    column = field.get_col(alias)
+    return column, connection.ops.get_db_converters(column) + field.get_db_converters(connection)
+
+
+def _convert(value: Any, column: Any, converters: list[Any], connection: Any) -> Any:
+    for convert in converters:
         value = convert(value, column, connection)
     return value
 
@@ -180,7 +183,7 @@ def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
 # ----------------------------------------------------------------------------- the hand
 # The moves a table read shows, as one JSON array of [number, action, events] in a column of
 # the hand's statement, by database (``%s``: how many last moves, and the earlier moves'
-# kind); elsewhere :func:`hand_moves` reads them in a statement of their own.
+# kind); elsewhere :func:`hand_moves` reads them with the ORM.
 _MOVES_COLUMN = {
     "postgresql": (
         "(SELECT json_agg(json_build_array(mv.{number}, mv.{action}, mv.{events}))::text"
@@ -193,10 +196,21 @@ _MOVES_COLUMN = {
         " AND (mv.{number} > h.{version} - %s OR json_extract(mv.{action}, '$.do') = %s))"
     ),
 }
-_hand_sql: dict[tuple[str, int], tuple[str, _Columns, _Columns, bool]] = {}
 
 
-def _hand_statement(using: str, players: int) -> tuple[str, _Columns, _Columns, bool]:
+@dataclass(frozen=True)
+class _HandSql:
+    sql: str
+    hand: _Columns
+    match: _Columns
+    layout: tuple[Any, list[Any]]  # a layout column and its converters
+    with_moves: bool  # the moves are a column of the statement
+
+
+_hand_sql: dict[tuple[str, int], _HandSql] = {}
+
+
+def _hand_statement(using: str, players: int) -> _HandSql:
     found = _hand_sql.get((using, players))
     if found is not None:
         return found
@@ -221,7 +235,9 @@ def _hand_statement(using: str, players: int) -> tuple[str, _Columns, _Columns, 
         f" WHERE m.{col(Match, 'table')} = %s"
         f" ORDER BY m.{col(Match, 'started_at')} DESC, h.{col(Hand, 'number')} DESC LIMIT 1"
     )
-    found = _hand_sql[(using, players)] = (sql, hand_cols, match_cols, moves is not None)
+    layout = _converters(Participant._meta.get_field("layout"), "pa", using)
+    found = _HandSql(sql, hand_cols, match_cols, layout, moves is not None)
+    _hand_sql[(using, players)] = found
     return found
 
 
@@ -235,18 +251,21 @@ def latest_hand(
     (the ``last`` moves up to the hand's version, and the earlier ones of ``kind``). One
     statement on PostgreSQL and SQLite (the moves as a JSON array in a column of it)."""
     using = router.db_for_read(Hand)
-    sql, hand_cols, match_cols, with_moves = _hand_statement(using, players)
-    with connections[using].cursor() as cursor:
-        cursor.execute(sql, [last, kind, table_id] if with_moves else [table_id])
+    statement = _hand_statement(using, players)
+    with_moves = statement.with_moves
+    connection = connections[using]
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, [last, kind, table_id] if with_moves else [table_id])
         row = cursor.fetchone()
     if row is None:
         return None, {}, []
-    hand = hand_cols.make(row, 0)
-    hand.match = match_cols.make(row, len(hand_cols))
-    at = len(hand_cols) + len(match_cols)
-    layout = Participant._meta.get_field("layout")
+    hand = statement.hand.make(row, 0)
+    hand.match = statement.match.make(row, len(statement.hand))
+    at = len(statement.hand) + len(statement.match)
     layouts = {
-        p: _value(layout, row[at + p], using) for p in range(players) if row[at + p] is not None
+        p: _convert(row[at + p], *statement.layout, connection)
+        for p in range(players)
+        if row[at + p] is not None
     }
     if not with_moves:
         moves = hand_moves(hand.pk, hand.version - last, hand.version, kind)
@@ -257,62 +276,17 @@ def latest_hand(
 
 
 # ----------------------------------------------------------------------------- the moves
-# An action's kind ("do") in SQL, by database: the JSON operator each one has.
-_ACTION_KIND = {"postgresql": "{} ->> 'do'", "sqlite": "json_extract({}, '$.do')"}
-_moves_sql: dict[str, tuple[str, list[Any]] | None] = {}
-
-
-def _moves_statement(using: str) -> tuple[str, list[Any]] | None:
-    if using in _moves_sql:
-        return _moves_sql[using]
-    connection = connections[using]
-    kind = _ACTION_KIND.get(connection.vendor)
-    if kind is None:  # another database: the ORM's query
-        _moves_sql[using] = None
-        return None
-    _qn, table, col = _names(using)
-    sql = (
-        f"SELECT m.{col(Move, 'number')}, m.{col(Move, 'action')}, m.{col(Move, 'events')}"
-        f" FROM {table(Move)} m WHERE m.{col(Move, 'hand')} = %s"
-        f" AND (m.{col(Move, 'number')} > %s OR {kind.format('m.' + col(Move, 'action'))} = %s)"
-        f" AND m.{col(Move, 'number')} <= %s ORDER BY m.{col(Move, 'number')}"
-    )
-    converters = []
-    for name in ("action", "events"):
-        field = Move._meta.get_field(name)
-        column = field.get_col("m")
-        found = connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-        converters.append((column, found))
-    _moves_sql[using] = (sql, converters)
-    return sql, converters
-
-
 def hand_moves(hand_id: int, after: int, upto: int, kind: str) -> list[tuple[int, Any, Any]]:
     """``(number, action, events)`` of the hand's moves numbered ``after`` < n <= ``upto``,
-    and of its earlier moves whose action is ``kind`` (``{"do": kind, ...}``), by number: what
-    ``Move.objects.filter(Q(number__gt=after) | Q(action__do=kind), hand_id=hand_id,
-    number__lte=upto).order_by("number").values_list("number", "action", "events")`` reads."""
-    using = router.db_for_read(Move)
-    statement = _moves_statement(using)
-    if statement is None:
-        return list(
-            Move.objects.using(using)
-            .filter(Q(number__gt=after) | Q(action__do=kind), hand_id=hand_id, number__lte=upto)
-            .order_by("number")
-            .values_list("number", "action", "events")
-        )
-    sql, converters = statement
-    connection = connections[using]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [hand_id, after, kind, upto])
-        rows = cursor.fetchall()
-    out = []
-    for number, *values in rows:
-        for i, (column, found) in enumerate(converters):
-            for convert in found:
-                values[i] = convert(values[i], column, connection)
-        out.append((number, values[0], values[1]))
-    return out
+    and of its earlier moves whose action is ``kind`` (``{"do": kind, ...}``), by number.
+    :func:`latest_hand` takes them with the hand on PostgreSQL and SQLite; this is the same
+    read by the ORM, for other databases."""
+    return list(
+        Move.objects.using(router.db_for_read(Move))
+        .filter(Q(number__gt=after) | Q(action__do=kind), hand_id=hand_id, number__lte=upto)
+        .order_by("number")
+        .values_list("number", "action", "events")
+    )
 
 
 # ----------------------------------------------------------------------------- a move

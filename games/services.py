@@ -949,7 +949,8 @@ def _play_locked(
     return Played(row, h.version, result.events)
 
 
-_write_move_sql: dict[tuple[str, tuple[str, ...]], str] = {}
+# By database and the hand's fields written: the statement, the Move's fields, the hand's.
+_write_move_sql: dict[tuple[str, tuple[str, ...]], tuple[str, list[Any], list[Any]]] = {}
 
 
 def _write_move(row: Move, h: Hand, fields: list[str]) -> None:
@@ -965,11 +966,11 @@ def _write_move(row: Move, h: Hand, fields: list[str]) -> None:
         row.save(using=using, force_insert=True)
         h.save(using=using, update_fields=fields)
         return
-    move_fields = [f for f in Move._meta.local_concrete_fields if not f.primary_key]
-    hand_fields = [Hand._meta.get_field(name) for name in fields]
     key = (using, tuple(fields))
-    sql = _write_move_sql.get(key)
-    if sql is None:
+    found = _write_move_sql.get(key)
+    if found is None:
+        move_fields = [f for f in Move._meta.local_concrete_fields if not f.primary_key]
+        hand_fields = [Hand._meta.get_field(name) for name in fields]
         qn = connection.ops.quote_name
         columns = ", ".join(qn(f.column) for f in move_fields)
         places = ", ".join(["%s"] * len(move_fields))
@@ -981,7 +982,8 @@ def _write_move(row: Move, h: Hand, fields: list[str]) -> None:
             f" UPDATE {qn(Hand._meta.db_table)} SET {sets} WHERE {qn(Hand._meta.pk.column)} = %s"
             f" RETURNING (SELECT {pk} FROM new_move)"
         )
-        _write_move_sql[key] = sql
+        found = _write_move_sql[key] = (sql, move_fields, hand_fields)
+    sql, move_fields, hand_fields = found
     # pre_save fills auto_now(_add) dates on the instances, as save() would.
     params = [f.get_db_prep_save(f.pre_save(row, True), connection) for f in move_fields]
     params += [f.get_db_prep_save(f.pre_save(h, False), connection) for f in hand_fields]
