@@ -193,7 +193,9 @@ REDIS_SOCKET_TIMEOUT = 30.0
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            # channels_redis's layer, with one reader task per process, so that a closing
+            # socket never takes another socket's message with it (see the module).
+            "BACKEND": "okeysite.channel_layers.RedisChannelLayer",
             "CONFIG": {
                 # Each host dict goes to redis.asyncio.ConnectionPool.from_url(address, **rest);
                 # query parameters in REDIS_URL (e.g. ?socket_timeout=) override these.

@@ -138,7 +138,7 @@ def test_it_uses_postgresql_and_redis_from_the_environment() -> None:
     assert resolved["conn_max_age"] == 0
     # A pool of connections per process (psycopg_pool), sized from the environment.
     assert resolved["options"]["pool"] == {"min_size": 1, "max_size": 20, "timeout": 10.0}
-    assert resolved["layer"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert resolved["layer"]["BACKEND"] == "okeysite.channel_layers.RedisChannelLayer"
     [host] = resolved["layer"]["CONFIG"]["hosts"]
     assert host["address"] == "redis://cache.example.test:6379/3"
     assert resolved["debug"] is False
@@ -234,7 +234,7 @@ def test_it_runs_the_suite_against_the_configured_database() -> None:
 def test_it_uses_the_layer_the_environment_asks_for() -> None:
     backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
     if os.environ.get("REDIS_URL"):
-        assert backend == "channels_redis.core.RedisChannelLayer"
+        assert backend == "okeysite.channel_layers.RedisChannelLayer"
     else:
         assert backend == "channels.layers.InMemoryChannelLayer"
 

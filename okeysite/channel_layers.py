@@ -1,0 +1,84 @@
+"""The Redis channel layer, with this process's messages read by one task of the layer's own.
+
+channels_redis's ``RedisChannelLayer.receive`` pops the process's next message (``BZPOPMIN``
+on its one process-wide Redis list) inside whichever consumer's ``receive`` holds the lock.
+When that consumer's socket closes, channels cancels its ``receive``; if Redis had already
+popped a message for *another* socket of the process, the reply is dropped and the message is
+lost (django/channels_redis#366, django/channels#1683). A socket's own disconnect is exactly
+when that happens: the lobby's "one player fewer", sent by the closing lobby socket, reached
+no other lobby of its process.
+
+Here one task per layer (on the server's event loop) pops the process's messages and puts
+each in its channel's buffer; a consumer's ``receive`` only waits on its buffer, so
+cancelling it loses nothing. Everything else (sending, groups, capacity, expiry) is
+channels_redis's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from channels_redis import core
+
+log = logging.getLogger(__name__)
+
+# After a Redis error the reader waits this long before it pops again (Redis restarting).
+RETRY_SECONDS = 1.0
+
+
+class RedisChannelLayer(core.RedisChannelLayer):
+    """``channels_redis.core.RedisChannelLayer`` whose process-local messages are read by one
+    reader task, never by a consumer's cancellable ``receive``."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._reader: asyncio.Task[None] | None = None
+
+    async def receive(self, channel: str) -> dict[str, Any]:
+        if "!" not in channel:  # a named channel (a worker's): channels_redis's own receive
+            return await super().receive(channel)
+        assert self.require_valid_channel_name(channel)
+        self._start_reader(self.non_local_name(channel))
+        buffer = self.receive_buffer[channel]
+        try:
+            message = await buffer.get()
+        finally:
+            # A closed socket's empty buffer goes (the reader makes a new one if a late
+            # message comes for it).
+            if buffer.empty() and self.receive_buffer.get(channel) is buffer:
+                del self.receive_buffer[channel]
+        return message  # type: ignore[no-any-return]
+
+    def _start_reader(self, process_channel: str) -> None:
+        loop = asyncio.get_running_loop()
+        reader = self._reader
+        if reader is not None and not reader.done() and reader.get_loop() is loop:
+            return
+        # The first receive, or a new event loop (a test's): a task of a closed loop is gone.
+        self._reader = loop.create_task(self._read(process_channel), name="okey-layer-reader")
+
+    async def _read(self, process_channel: str) -> None:
+        """Pop this process's messages for as long as the layer lives, into their channels'
+        buffers (a group message may name several of this process's channels)."""
+        while True:
+            try:
+                channels, message = await self.receive_single(process_channel)
+            except Exception:
+                log.exception("reading this process's channel messages from Redis failed")
+                await asyncio.sleep(RETRY_SECONDS)
+                continue
+            for name in channels if isinstance(channels, list) else [channels]:
+                self.receive_buffer[name].put_nowait(message)
+
+    async def close_pools(self) -> None:
+        reader, self._reader = self._reader, None
+        if reader is not None and not reader.done():
+            with contextlib.suppress(RuntimeError):  # its loop may already be closed
+                reader.cancel()
+                if reader.get_loop() is asyncio.get_running_loop():
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await reader
+        await super().close_pools()
