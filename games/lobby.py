@@ -16,14 +16,14 @@ from typing import Any, NamedTuple
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.signals import setting_changed
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.dispatch import receiver
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import translation
 from django.utils.http import urlencode
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
@@ -32,11 +32,11 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import display_name
 from games import messages as game_messages
-from games import policy, selectors, services
+from games import policy, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
-from games.models import LobbyPresence, Presence, Seat, Table, Variant, Watcher
+from games.models import Seat, Table, Variant
 
 LOBBY_SIZE = 50
 
@@ -62,7 +62,7 @@ def invite_path(table_id: int, token: str) -> str:
 
 
 # ----------------------------------------------------------------------------- selectors
-def online_count(now: Any = None) -> int:
+def online_count() -> int:
     """Players online: the distinct signed-in users with a fresh lobby socket
     (``LobbyPresence``) or a fresh seated table socket (``Presence``).
 
@@ -70,51 +70,27 @@ def online_count(now: Any = None) -> int:
     counts the sockets of every other (an in-process count would not), and the sockets of a
     process that died stop counting after ``Presence.FRESH`` seconds. Spectators' table
     sockets are not recorded, so a signed-in spectator counts only while a lobby is open.
+    (Written out in ``games.reads``, which the lobby's list also counts with.)
     """
-    since = Presence.fresh_since(now or timezone.now())
-    seated = Presence.objects.filter(seen_at__gte=since).values_list("user_id")
-    lobby = LobbyPresence.objects.filter(seen_at__gte=since).values_list("user_id")
-    return seated.union(lobby).count()
+    return reads.online_count()
 
 
-def lobby_tables(user: Any) -> list[dict[str, Any]]:
+def lobby_tables(user: Any, listed: reads.LobbyList | None = None) -> list[dict[str, Any]]:
     """The tables the lobby lists to ``user``: open and playing public tables, and the
-    private ones that are theirs (they created them, or hold a seat), newest first. Three
-    plain queries (the tables, their seats, their fresh spectator sockets), read as values:
-    made into 50 table and 200 seat models, and counted with the subqueries of
-    ``selectors.watching``, they cost more than the rest of the lobby."""
+    private ones that are theirs (they created them, or hold a seat), newest first, with how
+    many watch each (fresh spectator sockets, not those of a user seated there, as
+    ``selectors.watching`` counts). Read as plain values, in one statement with the count
+    of players online (``reads.lobby_list``; ``listed``: that read, when made): composed by
+    the ORM, the three queries it replaces cost more than the rest of the lobby."""
     uid = policy.viewer_id(user)
-    visible = Q(is_private=False)
-    if uid is not None:
-        seated_at = Seat.objects.filter(user_id=uid).values("table_id")
-        visible |= Q(created_by_id=uid) | Q(pk__in=seated_at)
-    tables = [
-        _TableRow(*row)
-        for row in Table.objects.filter(visible, status__in=policy.LIVE_STATUSES)
-        .order_by("-created_at", "-pk")
-        .values_list(*_TableRow._fields)[:LOBBY_SIZE]
-    ]
-    ids = [t.id for t in tables]
-    seats: dict[int, list[_SeatRow]] = {pk: [] for pk in ids}
-    rows = (
-        Seat.objects.filter(table_id__in=ids)
-        .order_by("table_id", "position")
-        .values_list(*_SeatRow._fields)
-    )
-    for row in rows:
-        seats[row[0]].append(_SeatRow(*row))
-    # How many watch each table, as selectors.watching counts: fresh spectator sockets, but
-    # not those of a user seated there.
-    watching = dict.fromkeys(ids, 0)
-    watchers = Watcher.objects.filter(Watcher.fresh(), table_id__in=ids).values_list(
-        "table_id", "user_id"
-    )
-    for table_id, user_id in watchers:
-        if user_id is None or all(s.user_id != user_id for s in seats[table_id]):
-            watching[table_id] += 1
+    if listed is None:
+        listed = reads.lobby_list(uid, policy.LIVE_STATUSES, LOBBY_SIZE)
+    tables = [_TableRow(*row) for row in listed.tables]
+    seats = {t.id: [_SeatRow(*row) for row in listed.seats[t.id]] for t in tables}
     words = _Words()
     return [
-        {**_lobby_table(t, seats[t.id], uid, words), "watching": watching[t.id]} for t in tables
+        {**_lobby_table(t, seats[t.id], uid, words), "watching": listed.watching[t.id]}
+        for t in tables
     ]
 
 
@@ -307,7 +283,8 @@ def live_seat(user: Any, tables: list[dict[str, Any]] | None = None) -> dict[str
     """The viewer's seat at a live table (open or playing), for "return to your table".
     ``tables``: the lobby's list for this viewer (``lobby_tables``), newest first: when the
     viewer sits at one of them, it is that one (any newer table of theirs would be listed
-    before it), and nothing is read."""
+    before it), and nothing is read; nor when the list is not full (it holds every live table
+    the viewer sits at)."""
     uid = policy.viewer_id(user)
     if uid is None:
         return None
@@ -321,6 +298,8 @@ def live_seat(user: Any, tables: list[dict[str, Any]] | None = None) -> dict[str
                 "position": seat["position"],
                 "status": t["status"],
             }
+    if tables is not None and len(tables) < LOBBY_SIZE:
+        return None
     seat = (
         Seat.objects.filter(user_id=uid, table__status__in=policy.LIVE_STATUSES)
         .select_related("table")
@@ -353,11 +332,12 @@ def variants(rows: list[Variant] | None = None) -> list[dict[str, str]]:
 def lobby_context(user: Any, site_root: str = "") -> dict[str, Any]:
     """What the live part of the lobby shows ``user`` (``lobby_tables.html``); ``site_root``
     (``https://host``) makes the invite links absolute, for copying."""
-    tables = lobby_tables(user)
+    listed = reads.lobby_list(policy.viewer_id(user), policy.LIVE_STATUSES, LOBBY_SIZE)
+    tables = lobby_tables(user, listed)
     return {
         "site_root": site_root,
         "tables": tables,
-        "online": online_count(),
+        "online": listed.online,
         "live_seat": live_seat(user, tables),
         "signed_in": policy.viewer_id(user) is not None,
     }

@@ -26,6 +26,7 @@ from accounts.models import Profile
 from games.models import (
     ChatMute,
     Hand,
+    LobbyPresence,
     Match,
     Move,
     Participant,
@@ -395,3 +396,185 @@ def page_counts(table_id: int, user_id: int | None) -> PageCounts:
         has_mutes=user_id is not None and bool(mutes),
         latest_matches=[m for m in (latest, before) if m is not None],
     )
+
+
+# ----------------------------------------------------------------------------- the lobby
+@dataclass(frozen=True)
+class LobbyList:
+    """What the lobby's live part reads (``games.lobby.lobby_context``), in one statement.
+
+    ``tables``: the listed tables, newest first, as tuples of ``LOBBY_TABLE`` values;
+    ``seats``: each listed table's seats by position, as tuples of ``LOBBY_SEAT`` values;
+    ``watching``: how many watch each listed table (as ``selectors.watching`` counts);
+    ``online``: the players online (as ``online_count``)."""
+
+    tables: list[tuple[Any, ...]]
+    seats: dict[int, list[tuple[Any, ...]]]
+    watching: dict[int, int]
+    online: int
+
+
+# The values of a listed table and of a seat, in order (``games.lobby`` names them).
+LOBBY_TABLE = (
+    (Table, "id"),
+    (Table, "name"),
+    (Variant, "key"),
+    (Variant, "name"),
+    (Table, "status"),
+    (Table, "is_private"),
+    (Table, "invite_token"),
+    (Table, "created_by"),
+    (Table, "players"),
+    (Table, "move_timer"),
+    (Table, "auto_start"),
+    (Table, "other_tables"),
+    (Table, "options"),
+)
+LOBBY_SEAT = (
+    (Seat, "table"),
+    (Seat, "position"),
+    (Seat, "user"),
+    (Seat, "bot_level"),
+    (Seat, "team"),
+    (Seat, "away"),
+    ("user", "username"),
+    (Profile, "display_name"),
+)
+
+
+@dataclass(frozen=True)
+class _LobbySql:
+    sql: str
+    table_converters: list[tuple[Any, list[Any]]]
+    seat_converters: list[tuple[Any, list[Any]]]
+
+
+_lobby_sql: dict[tuple[str, bool], _LobbySql] = {}
+
+
+def _online_statement(using: str) -> str:
+    """The players online (``%s`` twice: the freshness limit): distinct users with a fresh
+    seated table socket or a fresh lobby socket."""
+    _qn, table, col = _names(using)
+    return (
+        f"SELECT COUNT(*) FROM (SELECT pr.{col(Presence, 'user')} FROM {table(Presence)} pr"
+        f" WHERE pr.{col(Presence, 'seen_at')} >= %s"
+        f" UNION SELECT lp.{col(LobbyPresence, 'user')} FROM {table(LobbyPresence)} lp"
+        f" WHERE lp.{col(LobbyPresence, 'seen_at')} >= %s) online_users"
+    )
+
+
+def _lobby_statement(using: str, signed_in: bool) -> _LobbySql:
+    found = _lobby_sql.get((using, signed_in))
+    if found is not None:
+        return found
+    user_model = get_user_model()
+    _qn, table, col = _names(using)
+    aliases = {Table: "t", Variant: "v", Seat: "s", user_model: "u", Profile: "p"}
+
+    def field(model: Any, name: str) -> Any:
+        return (user_model if model == "user" else model)._meta.get_field(name)
+
+    listed = ", ".join(
+        f"{aliases[f.model]}.{col(f.model, f.name)} AS c{i}"
+        for i, f in enumerate(field(m, n) for m, n in LOBBY_TABLE)
+    )
+    seat_columns = ", ".join(
+        f"{aliases[f.model]}.{col(f.model, f.name)}" for f in (field(m, n) for m, n in LOBBY_SEAT)
+    )
+    visible = f"t.{col(Table, 'is_private')} = %s"
+    if signed_in:
+        visible = (
+            f"({visible} OR t.{col(Table, 'created_by')} = %s"
+            f" OR t.{col(Table, 'id')} IN (SELECT se.{col(Seat, 'table')} FROM {table(Seat)} se"
+            f" WHERE se.{col(Seat, 'user')} = %s))"
+        )
+    watching = (
+        f"SELECT COUNT(*) FROM {table(Watcher)} w"
+        f" WHERE w.{col(Watcher, 'table')} = t.{col(Table, 'id')}"
+        f" AND w.{col(Watcher, 'seen_at')} >= %s AND NOT EXISTS (SELECT 1 FROM {table(Seat)} se"
+        f" WHERE se.{col(Seat, 'table')} = w.{col(Watcher, 'table')}"
+        f" AND se.{col(Seat, 'user')} = w.{col(Watcher, 'user')})"
+    )
+    n = len(LOBBY_TABLE)
+    sql = (
+        f"WITH listed AS (SELECT {listed}, ({watching}) AS watching,"
+        f" t.{col(Table, 'created_at')} AS created_at"
+        f" FROM {table(Table)} t JOIN {table(Variant)} v"
+        f" ON v.{col(Variant, 'id')} = t.{col(Table, 'variant')}"
+        f" WHERE t.{col(Table, 'status')} IN (%s, %s) AND {visible}"
+        f" ORDER BY t.{col(Table, 'created_at')} DESC, t.{col(Table, 'id')} DESC LIMIT %s)"
+        f" SELECT ({_online_statement(using)}),"
+        f" {', '.join(f'l.c{i}' for i in range(n))}, l.watching, {seat_columns}"
+        # One row even with no table listed, for the count.
+        f" FROM (SELECT 1 AS one) o LEFT JOIN listed l ON 1 = 1"
+        f" LEFT JOIN {table(Seat)} s ON s.{col(Seat, 'table')} = l.c0"
+        f" LEFT JOIN {table(user_model)} u ON u.{col(user_model, 'id')} = s.{col(Seat, 'user')}"
+        f" LEFT JOIN {table(Profile)} p ON p.{col(Profile, 'user')} = u.{col(user_model, 'id')}"
+        f" ORDER BY l.created_at DESC, l.c0 DESC, s.{col(Seat, 'position')}"
+    )
+    found = _lobby_sql[(using, signed_in)] = _LobbySql(
+        sql,
+        [
+            _converters(field(m, name), aliases[field(m, name).model], using)
+            for m, name in LOBBY_TABLE
+        ],
+        [
+            _converters(field(m, name), aliases[field(m, name).model], using)
+            for m, name in LOBBY_SEAT
+        ],
+    )
+    return found
+
+
+def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> LobbyList:
+    """The lobby's list for the viewer ``user_id`` (``None``: anonymous): the tables in
+    ``statuses`` that are public, or theirs (they created them, or hold a seat there), newest
+    first, at most ``limit``; with their seats, spectators, and the players online."""
+    using = router.db_for_read(Table)
+    statement = _lobby_statement(using, user_id is not None)
+    connection = connections[using]
+    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    visible: list[Any] = [False] if user_id is None else [False, user_id, user_id]
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, [since, *statuses, *visible, limit, since, since])
+        rows = cursor.fetchall()
+    n, m = len(LOBBY_TABLE), len(LOBBY_SEAT)
+    tables: list[tuple[Any, ...]] = []
+    seats: dict[int, list[tuple[Any, ...]]] = {}
+    watching: dict[int, int] = {}
+    for row in rows:
+        table_id = row[1]
+        if table_id is None:
+            break  # no table listed: the row of the count alone
+        if table_id not in seats:
+            tables.append(
+                tuple(
+                    _convert(value, column, converters, connection)
+                    for value, (column, converters) in zip(
+                        row[1 : 1 + n], statement.table_converters, strict=True
+                    )
+                )
+            )
+            seats[table_id] = []
+            watching[table_id] = int(row[1 + n])
+        if row[2 + n] is not None:  # the seat's table: a table without seats has none
+            seats[table_id].append(
+                tuple(
+                    _convert(value, column, converters, connection)
+                    for value, (column, converters) in zip(
+                        row[2 + n : 2 + n + m], statement.seat_converters, strict=True
+                    )
+                )
+            )
+    return LobbyList(tables, seats, watching, int(rows[0][0]) if rows else 0)
+
+
+def online_count() -> int:
+    """The players online (``games.lobby.online_count``)."""
+    using = router.db_for_read(Presence)
+    connection = connections[using]
+    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    with connection.cursor() as cursor:
+        cursor.execute(_online_statement(using), [since, since])
+        return int(cursor.fetchone()[0])

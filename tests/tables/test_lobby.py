@@ -327,6 +327,39 @@ def test_it_lists_a_private_table_only_to_its_creator_and_players_with_its_invit
     assert set(lobby_rows(home(signed_in(stranger)))) == {public.pk}
 
 
+@pytest.mark.parametrize("viewer", ["anonymous", "player"])
+def test_the_lobby_reads_its_list_and_the_players_online_in_one_statement(
+    viewer: str, django_assert_num_queries: Any
+) -> None:
+    alice, bob = make_user("alice"), make_user("bob")
+    user: Any = alice if viewer == "player" else None
+    with django_assert_num_queries(1):
+        empty = lobby.lobby_context(user)
+    assert (empty["tables"], empty["online"]) == ([], 0)
+
+    mine = services.open_table(variant="okey51", user=alice, is_private=True)
+    services.add_bot(mine, 2, "strong", by=alice)
+    theirs = services.play_now(bob, "duz").table
+    seatless = services.create_table(variant="classic", created_by=None)
+    Seat.objects.filter(table=seatless).delete()  # a table is listed even without seats
+    services.lobby_socket_opened(bob, "lobby-bob")
+    with django_assert_num_queries(1):
+        context = lobby.lobby_context(user)
+
+    listed = [t["id"] for t in context["tables"]]
+    expected = [seatless.pk, theirs.pk, mine.pk] if user else [seatless.pk, theirs.pk]
+    assert listed == expected  # newest first; a private table only to its own
+    assert context["online"] == 1
+    tables = {t["id"]: t for t in context["tables"]}
+    assert tables[seatless.pk]["seats"] == []
+    assert [s["label"] for s in tables[theirs.pk]["seats"]] == ["bob"] + ["Bot (strong)"] * 3
+    assert tables[theirs.pk]["status"] == "playing"
+    if user:
+        assert [s["label"] for s in tables[mine.pk]["seats"]] == ["alice", "", "Bot (strong)", ""]
+        assert tables[mine.pk]["mine"] and tables[mine.pk]["invite_url"]
+        assert context["live_seat"]["table_id"] == mine.pk
+
+
 def test_it_counts_the_players_online_from_lobby_and_table_sockets() -> None:
     lobby_only, two_tabs, seated, gone = (make_user(n) for n in ("l", "t", "s", "g"))
     table = services.open_table(variant="duz", user=seated)

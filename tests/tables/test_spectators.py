@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, selectors, services
+from games import engine, lobby, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Presence, Table, Watcher
 
@@ -90,12 +91,20 @@ def test_it_counts_only_fresh_rows_and_never_a_seated_player() -> None:
     old = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Watcher.objects.filter(channel_name="w-stale").update(seen_at=old)
     assert selectors.watching([table.pk]) == {table.pk: 2}
+    assert lobby_watching(table.pk) == 2  # the lobby's list counts as the table does
     # The heartbeat of the process that holds the stale socket brings it back.
     services.sockets_alive([], [], ["w-stale"])
     assert selectors.watching([table.pk]) == {table.pk: 3}
+    assert lobby_watching(table.pk) == 3
     services.watcher_closed("w-fresh")
     services.watcher_closed("w-unknown")  # closing twice, or a row already gone: nothing
     assert selectors.watching([table.pk]) == {table.pk: 2}
+    assert lobby_watching(table.pk) == 2
+
+
+def lobby_watching(table_id: int) -> int:
+    [listed] = [t for t in lobby.lobby_tables(AnonymousUser()) if t["id"] == table_id]
+    return int(listed["watching"])
 
 
 # ----------------------------------------------------------------------------- hidden information
