@@ -24,6 +24,7 @@ from django.utils import timezone
 
 from accounts.models import Profile
 from games.models import (
+    ChatMessage,
     ChatMute,
     Hand,
     LobbyPresence,
@@ -578,3 +579,61 @@ def online_count() -> int:
     with connection.cursor() as cursor:
         cursor.execute(_online_statement(using), [since, since])
         return int(cursor.fetchone()[0])
+
+
+# ----------------------------------------------------------------------------- the chat panel
+# The lines a panel shows when it opens, by how many matches the table has had (0, 1, 2 or
+# more: ``%s`` is the latest): before the first match, what was said so far; during and after
+# the first, that and the match's; from the second on, the latest match's only. So a rematch
+# starts with an empty panel, and what was said while the seats filled stays through the
+# first match.
+_CHAT_WINDOW = ("c.{match} IS NULL", "(c.{match} = %s OR c.{match} IS NULL)", "c.{match} = %s")
+
+
+@dataclass(frozen=True)
+class _ChatSql:
+    where: str  # the select, up to the window
+    order: str  # the order and the limit
+    user: str  # the author's column
+    columns: _Columns
+
+
+_chat_sql: dict[tuple[str, int], _ChatSql] = {}
+
+
+def _chat_statement(using: str, matches: int) -> _ChatSql:
+    found = _chat_sql.get((using, matches))
+    if found is not None:
+        return found
+    _qn, table, col = _names(using)
+    columns = _Columns(ChatMessage, "c", using)
+    window = _CHAT_WINDOW[matches].format(match=col(ChatMessage, "match"))
+    found = _chat_sql[(using, matches)] = _ChatSql(
+        where=(
+            f"SELECT {columns.sql} FROM {table(ChatMessage)} c"
+            f" WHERE c.{col(ChatMessage, 'table')} = %s AND {window}"
+        ),
+        order=f" ORDER BY c.{col(ChatMessage, 'id')} DESC LIMIT %s",
+        user=f"c.{col(ChatMessage, 'user')}",
+        columns=columns,
+    )
+    return found
+
+
+def chat_lines(
+    table_id: int, latest_matches: list[int], muted: set[int], limit: int
+) -> list[ChatMessage]:
+    """The last ``limit`` lines of the table's chat panel (see ``_CHAT_WINDOW``), oldest
+    first, without those of the ``muted`` users. ``latest_matches``: the ids of the table's
+    latest matches, newest first (two are enough)."""
+    using = router.db_for_read(ChatMessage)
+    statement = _chat_statement(using, min(len(latest_matches), 2))
+    sql, params = statement.where, [table_id, *latest_matches[:1]]
+    if muted:  # rare (a viewer who muted someone), so not a kept statement
+        listed = ", ".join(["%s"] * len(muted))
+        sql += f" AND ({statement.user} IS NULL OR {statement.user} NOT IN ({listed}))"
+        params += sorted(muted)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql + statement.order, [*params, limit])
+        rows = cursor.fetchall()
+    return [statement.columns.make(row, 0) for row in reversed(rows)]

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, Exists, OuterRef, Prefetch, Q
+from django.db.models import Count, Exists, OuterRef, Prefetch
 from django.utils.translation import gettext
 
 from accounts.models import display_name
@@ -18,7 +18,6 @@ from games import chat, engine, messages, policy, reads
 from games.engine import layout as rack_layout
 from games.engine import solver
 from games.models import (
-    ChatMessage,
     ChatMute,
     Hand,
     Match,
@@ -480,23 +479,14 @@ def muted_ids(table_id: int, user: Any, at: Any = None) -> set[int]:
     return set(_mutes(table_id, uid, at).values_list("muted_id", flat=True))
 
 
-def chat_window(table_id: int, latest: list[int] | None = None) -> Q:
-    """The messages a page shows when it opens: those of the table's latest match (being
-    played, or the last one played); while the table plays (or waits for) its first match,
-    also those said before it. So a rematch starts with an empty panel, and what was said
-    while the seats filled stays through the first match. ``latest``: the ids of the table's
-    two latest matches, newest first (``reads.page_counts``), when the caller has read them."""
-    if latest is None:
-        latest = list(
-            Match.objects.filter(table_id=table_id)
-            .order_by("-started_at", "-id")
-            .values_list("id", flat=True)[:2]
-        )
-    if not latest:
-        return Q(table_id=table_id, match__isnull=True)
-    if len(latest) == 1:
-        return Q(table_id=table_id) & (Q(match_id=latest[0]) | Q(match__isnull=True))
-    return Q(table_id=table_id, match_id=latest[0])
+def latest_matches(table_id: int) -> list[int]:
+    """The ids of the table's two latest matches, newest first (what the chat panel's window
+    depends on: ``reads.chat_lines``)."""
+    return list(
+        Match.objects.filter(table_id=table_id)
+        .order_by("-started_at", "-id")
+        .values_list("id", flat=True)[:2]
+    )
 
 
 def chat_context(
@@ -507,8 +497,8 @@ def chat_context(
     seats: Iterable[Seat] | None = None,
     counts: reads.PageCounts | None = None,
 ) -> dict[str, Any]:
-    """The chat panel for ``user``, as plain data: the last ``chat.HISTORY`` lines of the
-    window (``chat_window``), oldest first, without those of people the viewer muted; who is
+    """The chat panel for ``user``, as plain data: its last ``chat.HISTORY`` lines
+    (``reads.chat_lines``), oldest first, without those of people the viewer muted; who is
     muted; whether the viewer may send; the canned phrases in the active language.
     ``table``: the table with its seats (or with ``seats``), when the caller has read it;
     ``counts``: the page's ``reads.page_counts`` for this viewer, when read (then only the
@@ -522,12 +512,8 @@ def chat_context(
     if uid is not None and (counts is None or counts.has_mutes):
         mutes = list(_mutes(table_id, uid).select_related("muted__profile"))
     muted = {m.muted_id for m in mutes}
-    window = chat_window(table_id, counts.latest_matches if counts is not None else None)
-    rows = ChatMessage.objects.filter(window)
-    if muted:
-        rows = rows.exclude(user_id__in=muted)
-    recent = list(rows.order_by("-id")[: chat.HISTORY])
-    recent.reverse()
+    latest = counts.latest_matches if counts is not None else latest_matches(table_id)
+    recent = reads.chat_lines(table_id, latest, muted, chat.HISTORY)
     return {
         "table_id": table_id,
         "enabled": table.chat_enabled,

@@ -212,6 +212,12 @@ def test_a_mute_hides_lines_for_the_muter_only_until_the_match_ends() -> None:
     services.send_chat(table.pk, talker, text="while muted")
     assert texts_of(table.pk, muter) == []
     assert texts_of(table.pk, other) == ["before the mute", "while muted"]
+    # A line whose author has since deleted their account (no user) hides from no one.
+    leaver = get_user_model().objects.create_user("leaver", password="x")
+    services.send_chat(table.pk, leaver, text="bye")
+    leaver.delete()
+    assert texts_of(table.pk, muter) == ["bye"]
+    ChatMessage.objects.filter(text="bye").delete()
     context = selectors.chat_context(table.pk, muter)
     assert context["muted"] == [{"id": talker.pk, "name": talker.get_username()}]
     services.unmute_chat(table.pk, muter, talker.pk)
