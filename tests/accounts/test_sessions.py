@@ -1,0 +1,70 @@
+"""Sessions (``accounts.sessions``): Django's database sessions, read by a written-out
+statement."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.conf import settings
+from django.contrib.sessions.models import Session
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+from django.utils import timezone
+
+from accounts.sessions import SessionStore
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_is_the_sites_session_engine() -> None:
+    assert settings.SESSION_ENGINE == "accounts.sessions"
+
+
+def test_it_reads_a_session_by_its_key_in_one_statement() -> None:
+    kept = SessionStore()
+    kept["language"] = "tr"
+    kept["account"] = {"user": 7, "name": "Ayşe", "guest": False}
+    kept.create()
+
+    read = SessionStore(kept.session_key)
+    with CaptureQueriesContext(connection) as queries:
+        assert read["language"] == "tr"
+        assert read["account"] == {"user": 7, "name": "Ayşe", "guest": False}
+    assert len(queries) == 1
+    assert read.session_key == kept.session_key
+
+
+@pytest.mark.parametrize("case", ["expired", "unknown", "tampered"])
+def test_an_expired_unknown_or_tampered_session_reads_as_a_new_empty_one(case: str) -> None:
+    kept = SessionStore()
+    kept["language"] = "tr"
+    kept.create()
+    key = kept.session_key
+    if case == "expired":
+        Session.objects.filter(pk=key).update(expire_date=timezone.now() - timedelta(seconds=1))
+    elif case == "unknown":
+        key = "x" * 32
+    else:
+        Session.objects.filter(pk=key).update(session_data="not-signed:by-us")
+
+    read = SessionStore(key)
+    assert read.load() == {}
+    assert "language" not in read
+    if case != "tampered":  # a tampered row's key is kept, as Django's own store keeps it
+        assert read.session_key is None
+
+
+def test_a_player_stays_signed_in_across_pages_and_is_out_after_logging_out(
+    django_user_model: Any,
+) -> None:
+    django_user_model.objects.create_user("ayse", password="a-long-password-1")
+    client = Client()
+    response = client.post(reverse("login"), {"username": "ayse", "password": "a-long-password-1"})
+    assert response.status_code == 302
+    assert client.get(reverse("lobby")).context["user"].get_username() == "ayse"
+    client.post(reverse("logout"))
+    assert not client.get(reverse("lobby")).context["user"].is_authenticated
