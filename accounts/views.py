@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
-from accounts import context_processors, language
+from accounts import backends, context_processors, language
 from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
 from accounts.models import Profile, display_name
 from accounts.selectors import rating_history, recent_matches
@@ -101,7 +101,7 @@ def guest(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("There is no such variant."))
         return redirect("lobby")
     if not request.user.is_authenticated:
-        login(request, create_guest(), backend="django.contrib.auth.backends.ModelBackend")
+        login(request, create_guest(), backend=backends.PATH)
     if variant:
         return start_play_now(request, variant)
     return redirect(_next_url(request, default=reverse("lobby")))

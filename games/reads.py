@@ -37,51 +37,7 @@ from games.models import (
     Variant,
     Watcher,
 )
-
-
-class _Columns:
-    """A model's concrete columns in a statement (under ``alias``): the SQL that selects them,
-    and how to make an instance of the model from them (the fields' database converters, then
-    ``Model.from_db``, as a queryset does)."""
-
-    def __init__(self, model: type[Model], alias: str, using: str) -> None:
-        connection = connections[using]
-        qn = connection.ops.quote_name
-        fields = model._meta.concrete_fields
-        self.model, self.using = model, using
-        self.names = [f.attname for f in fields]
-        self.sql = ", ".join(f"{alias}.{qn(f.column)}" for f in fields)
-        # The converters depend on the database's kind and the settings only (they are kept
-        # for the process; each call gets the calling thread's connection).
-        self.converters = [_converters(f, alias, using) for f in fields]
-
-    def __len__(self) -> int:
-        return len(self.names)
-
-    def make(self, row: tuple[Any, ...], start: int) -> Any:
-        """The instance of ``row[start:start + len(self)]``."""
-        connection = connections[self.using]
-        values = [
-            _convert(value, column, converters, connection)
-            for value, (column, converters) in zip(
-                row[start : start + len(self.names)], self.converters, strict=True
-            )
-        ]
-        return self.model.from_db(self.using, self.names, values)
-
-
-def _converters(field: Any, alias: str, using: str) -> tuple[Any, list[Any]]:
-    """A selected column of ``field`` (under ``alias``) and the converters its values go
-    through, the database's and the field's, as a queryset applies them."""
-    connection = connections[using]
-    column = field.get_col(alias)
-    return column, connection.ops.get_db_converters(column) + field.get_db_converters(connection)
-
-
-def _convert(value: Any, column: Any, converters: list[Any], connection: Any) -> Any:
-    for convert in converters:
-        value = convert(value, column, connection)
-    return value
+from okeysite.sql import Columns, convert, converters_of
 
 
 def _names(using: str) -> Any:
@@ -101,7 +57,7 @@ def _names(using: str) -> Any:
 @dataclass(frozen=True)
 class _SeatsSql:
     sql: str
-    parts: tuple[_Columns, ...]
+    parts: tuple[Columns, ...]
 
 
 _seats_sql: dict[str, _SeatsSql] = {}
@@ -114,11 +70,11 @@ def _seats_statement(using: str) -> _SeatsSql:
     user_model = get_user_model()
     _qn, table, col = _names(using)
     parts = (
-        _Columns(Seat, "s", using),
-        _Columns(Table, "t", using),
-        _Columns(Variant, "v", using),
-        _Columns(user_model, "u", using),
-        _Columns(Profile, "p", using),
+        Columns(Seat, "s", using),
+        Columns(Table, "t", using),
+        Columns(Variant, "v", using),
+        Columns(user_model, "u", using),
+        Columns(Profile, "p", using),
     )
     here = (
         f"EXISTS (SELECT 1 FROM {table(Presence)} pr"
@@ -203,8 +159,8 @@ _MOVES_COLUMN = {
 @dataclass(frozen=True)
 class _HandSql:
     sql: str
-    hand: _Columns
-    match: _Columns
+    hand: Columns
+    match: Columns
     layout: tuple[Any, list[Any]]  # a layout column and its converters
     with_moves: bool  # the moves are a column of the statement
 
@@ -217,7 +173,7 @@ def _hand_statement(using: str, players: int) -> _HandSql:
     if found is not None:
         return found
     _qn, table, col = _names(using)
-    hand_cols, match_cols = _Columns(Hand, "h", using), _Columns(Match, "m", using)
+    hand_cols, match_cols = Columns(Hand, "h", using), Columns(Match, "m", using)
     layouts = "".join(
         f", (SELECT pa.{col(Participant, 'layout')} FROM {table(Participant)} pa"
         f" WHERE pa.{col(Participant, 'hand')} = h.{col(Hand, 'id')}"
@@ -237,7 +193,7 @@ def _hand_statement(using: str, players: int) -> _HandSql:
         f" WHERE m.{col(Match, 'table')} = %s"
         f" ORDER BY m.{col(Match, 'started_at')} DESC, h.{col(Hand, 'number')} DESC LIMIT 1"
     )
-    layout = _converters(Participant._meta.get_field("layout"), "pa", using)
+    layout = converters_of(Participant._meta.get_field("layout"), "pa", using)
     found = _HandSql(sql, hand_cols, match_cols, layout, moves is not None)
     _hand_sql[(using, players)] = found
     return found
@@ -265,7 +221,7 @@ def latest_hand(
     hand.match = statement.match.make(row, len(statement.hand))
     at = len(statement.hand) + len(statement.match)
     layouts = {
-        p: _convert(row[at + p], *statement.layout, connection)
+        p: convert(row[at + p], *statement.layout, connection)
         for p in range(players)
         if row[at + p] is not None
     }
@@ -292,16 +248,16 @@ def hand_moves(hand_id: int, after: int, upto: int, kind: str) -> list[tuple[int
 
 
 # ----------------------------------------------------------------------------- a move
-_lock_sql: dict[str, tuple[str, _Columns, _Columns]] = {}
+_lock_sql: dict[str, tuple[str, Columns, Columns]] = {}
 
 
-def _lock_statement(using: str) -> tuple[str, _Columns, _Columns]:
+def _lock_statement(using: str) -> tuple[str, Columns, Columns]:
     found = _lock_sql.get(using)
     if found is not None:
         return found
     connection = connections[using]
     qn, table, col = _names(using)
-    hand_cols, seat_cols = _Columns(Hand, table(Hand), using), _Columns(Seat, "s", using)
+    hand_cols, seat_cols = Columns(Hand, table(Hand), using), Columns(Seat, "s", using)
     lock = f" FOR UPDATE OF {table(Hand)}" if connection.features.has_select_for_update_of else ""
     # Planned on every move: the timer by a subquery (a join fewer) plans faster.
     sql = (
@@ -517,11 +473,11 @@ def _lobby_statement(using: str, signed_in: bool) -> _LobbySql:
     found = _lobby_sql[(using, signed_in)] = _LobbySql(
         sql,
         [
-            _converters(field(m, name), aliases[field(m, name).model], using)
+            converters_of(field(m, name), aliases[field(m, name).model], using)
             for m, name in LOBBY_TABLE
         ],
         [
-            _converters(field(m, name), aliases[field(m, name).model], using)
+            converters_of(field(m, name), aliases[field(m, name).model], using)
             for m, name in LOBBY_SEAT
         ],
     )
@@ -551,7 +507,7 @@ def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> Lo
         if table_id not in seats:
             tables.append(
                 tuple(
-                    _convert(value, column, converters, connection)
+                    convert(value, column, converters, connection)
                     for value, (column, converters) in zip(
                         row[1 : 1 + n], statement.table_converters, strict=True
                     )
@@ -562,7 +518,7 @@ def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> Lo
         if row[2 + n] is not None:  # the seat's table: a table without seats has none
             seats[table_id].append(
                 tuple(
-                    _convert(value, column, converters, connection)
+                    convert(value, column, converters, connection)
                     for value, (column, converters) in zip(
                         row[2 + n : 2 + n + m], statement.seat_converters, strict=True
                     )
@@ -595,7 +551,7 @@ class _ChatSql:
     where: str  # the select, up to the window
     order: str  # the order and the limit
     user: str  # the author's column
-    columns: _Columns
+    columns: Columns
 
 
 _chat_sql: dict[tuple[str, int], _ChatSql] = {}
@@ -606,7 +562,7 @@ def _chat_statement(using: str, matches: int) -> _ChatSql:
     if found is not None:
         return found
     _qn, table, col = _names(using)
-    columns = _Columns(ChatMessage, "c", using)
+    columns = Columns(ChatMessage, "c", using)
     window = _CHAT_WINDOW[matches].format(match=col(ChatMessage, "match"))
     found = _chat_sql[(using, matches)] = _ChatSql(
         where=(

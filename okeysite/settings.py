@@ -66,6 +66,10 @@ SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
 # Django's database sessions, with the read every page and socket makes written out.
 SESSION_ENGINE = "accounts.sessions"
+# Django's ModelBackend, with the user read every page and socket makes written out. (A
+# session signed in before through "django.contrib.auth.backends.ModelBackend" reads as
+# signed out: its player signs in again.)
+AUTHENTICATION_BACKENDS = ["accounts.backends.AccountBackend"]
 CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)

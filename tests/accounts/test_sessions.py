@@ -1,5 +1,5 @@
-"""Sessions (``accounts.sessions``): Django's database sessions, read by a written-out
-statement."""
+"""Sessions (``accounts.sessions``) and the user a session names (``accounts.backends``):
+Django's database sessions and ``ModelBackend``, each read by a written-out statement."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
+from accounts.backends import AccountBackend
 from accounts.sessions import SessionStore
 
 pytestmark = pytest.mark.django_db
@@ -68,3 +69,39 @@ def test_a_player_stays_signed_in_across_pages_and_is_out_after_logging_out(
     assert client.get(reverse("lobby")).context["user"].get_username() == "ayse"
     client.post(reverse("logout"))
     assert not client.get(reverse("lobby")).context["user"].is_authenticated
+
+
+def test_the_user_a_session_names_is_read_in_one_statement_as_the_orm_reads_them(
+    django_user_model: Any,
+) -> None:
+    assert settings.AUTHENTICATION_BACKENDS == ["accounts.backends.AccountBackend"]
+    made = django_user_model.objects.create_user("ayse", password="x", email="a@example.test")
+    django_user_model.objects.filter(pk=made.pk).update(last_login=timezone.now())
+    expected = django_user_model.objects.get(pk=made.pk)
+
+    with CaptureQueriesContext(connection) as queries:
+        user = AccountBackend().get_user(made.pk)
+    assert len(queries) == 1
+    assert isinstance(user, django_user_model)
+    for field in django_user_model._meta.concrete_fields:
+        assert getattr(user, field.attname) == getattr(expected, field.attname), field.name
+    assert user.is_active is True and user.last_login.tzinfo is not None
+    assert user._state.adding is False and user._state.db == "default"
+
+
+def test_no_user_for_an_unknown_id_or_an_inactive_account(django_user_model: Any) -> None:
+    gone = django_user_model.objects.create_user("gone", password="x", is_active=False)
+    assert AccountBackend().get_user(gone.pk) is None
+    assert AccountBackend().get_user(gone.pk + 1000) is None
+
+
+def test_a_page_reads_the_session_and_its_user_once_each(django_user_model: Any) -> None:
+    ayse = django_user_model.objects.create_user("ayse", password="x")
+    client = Client()
+    client.force_login(ayse)
+    client.get(reverse("lobby"))
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(reverse("lobby")).status_code == 200
+    session = [q for q in queries if "django_session" in q["sql"]]
+    users = [q for q in queries if 'FROM "auth_user"' in q["sql"]]
+    assert len(session) == 1 and len(users) == 1
