@@ -278,7 +278,7 @@ def prepare(tables: int, variant: str) -> tuple[list[Seat], list[int]]:
             services.sit(table, user, position)
             session = store()
             session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+            session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             seats.append(Seat(table.pk, position, 0, session.session_key or ""))
