@@ -95,7 +95,7 @@ def lobby_tables(user: Any, listed: reads.LobbyList | None = None) -> list[dict[
 
 
 class _TableRow(NamedTuple):
-    """A table as the lobby's list reads it (plain values)."""
+    """A table as the lobby's list reads it (plain values, in ``reads.LOBBY_TABLE``'s order)."""
 
     id: int
     name: str
@@ -113,7 +113,8 @@ class _TableRow(NamedTuple):
 
 
 class _SeatRow(NamedTuple):
-    """A seat as the lobby's list reads it (plain values: 200 seats are no 200 models)."""
+    """A seat as the lobby's list reads it (plain values, in ``reads.LOBBY_SEAT``'s order:
+    200 seats are no 200 models)."""
 
     table_id: int
     position: int
