@@ -27,6 +27,8 @@ log = logging.getLogger(__name__)
 
 # After a Redis error the reader waits this long before it pops again (Redis restarting).
 RETRY_SECONDS = 1.0
+# How long closing the layer waits for its reader to stop before closing the connections.
+CLOSE_SECONDS = 1.0
 
 
 class RedisChannelLayer(core.RedisChannelLayer):
@@ -61,12 +63,16 @@ class RedisChannelLayer(core.RedisChannelLayer):
         self._reader = loop.create_task(self._read(process_channel), name="okey-layer-reader")
 
     async def _read(self, process_channel: str) -> None:
-        """Pop this process's messages for as long as the layer lives, into their channels'
-        buffers (a group message may name several of this process's channels)."""
-        while True:
+        """Pop this process's messages for as long as this task is the layer's reader, into
+        their channels' buffers (a group message may name several of this process's
+        channels)."""
+        me = asyncio.current_task()
+        while self._reader is me:
             try:
                 channels, message = await self.receive_single(process_channel)
             except Exception:
+                if self._reader is not me:
+                    return  # the layer is closing: its connections went from under the pop
                 log.exception("reading this process's channel messages from Redis failed")
                 await asyncio.sleep(RETRY_SECONDS)
                 continue
@@ -74,11 +80,13 @@ class RedisChannelLayer(core.RedisChannelLayer):
                 self.receive_buffer[name].put_nowait(message)
 
     async def close_pools(self) -> None:
+        """Stop the reader, then close the connections (channels_redis's). The reader stops
+        even if its cancellation is lost inside the Redis client: it is no longer the
+        layer's reader, and closing the connections ends its pop."""
         reader, self._reader = self._reader, None
         if reader is not None and not reader.done():
             with contextlib.suppress(RuntimeError):  # its loop may already be closed
                 reader.cancel()
                 if reader.get_loop() is asyncio.get_running_loop():
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await reader
+                    await asyncio.wait({reader}, timeout=CLOSE_SECONDS)
         await super().close_pools()

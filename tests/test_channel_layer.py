@@ -25,6 +25,8 @@ from tests.live_daphne import fail_or_skip
 
 # channels_redis's own receive loses the message in every try.
 TRIES = 3
+# Closing a layer must not hang (its reader stops): a test fails rather than wait forever.
+FLUSH_SECONDS = 15
 
 
 @pytest.fixture
@@ -73,7 +75,7 @@ async def test_it_delivers_a_message_popped_while_another_sockets_receive_is_can
             except TimeoutError:
                 lost.append(attempt)
         finally:
-            await layer.flush()
+            await asyncio.wait_for(layer.flush(), FLUSH_SECONDS)
     assert lost == []
 
 
@@ -85,7 +87,7 @@ def _send_from_another_process(channel: str, message: dict[str, Any]) -> None:
     async def send() -> None:
         sender = RedisChannelLayer(**_config())
         await sender.send(channel, message)
-        await sender.close_pools()
+        await asyncio.wait_for(sender.close_pools(), FLUSH_SECONDS)
 
     thread = threading.Thread(target=asyncio.run, args=(send(),))
     thread.start()
@@ -100,14 +102,20 @@ async def test_a_cancelled_receive_leaves_the_next_one_its_message(redis_layer: 
         waiting = asyncio.ensure_future(redis_layer.receive(channel))
         await asyncio.sleep(0.05)
         waiting.cancel()
-        await redis_layer.send(channel, {"type": "table.changed", "version": 7})
+        await asyncio.wait_for(
+            redis_layer.send(channel, {"type": "table.changed", "version": 7}), FLUSH_SECONDS
+        )
         assert await asyncio.wait_for(redis_layer.receive(channel), 3) == {
             "type": "table.changed",
             "version": 7,
         }
         assert channel not in redis_layer.receive_buffer
+        reader = redis_layer._reader
+        assert reader is not None and not reader.done()
     finally:
-        await redis_layer.flush()
+        await asyncio.wait_for(redis_layer.flush(), FLUSH_SECONDS)
+    await asyncio.wait({reader}, timeout=FLUSH_SECONDS)
+    assert reader.done()  # closing the layer stopped its reader
 
 
 def _config() -> dict[str, Any]:
