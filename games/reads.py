@@ -53,6 +53,23 @@ def _names(using: str) -> Any:
     return qn, table, col
 
 
+def _fresh_since(connection: Any) -> Any:
+    """The oldest ``seen_at`` of a presence row that still counts, as a statement parameter."""
+    return connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+
+
+def _values(
+    row: tuple[Any, ...], start: int, converters: list[Any], connection: Any
+) -> tuple[Any, ...]:
+    """``row``'s values from ``start``, one per (column, converters) pair, converted."""
+    return tuple(
+        convert(value, column, steps, connection)
+        for value, (column, steps) in zip(
+            row[start : start + len(converters)], converters, strict=True
+        )
+    )
+
+
 # ----------------------------------------------------------------------------- seats
 @dataclass(frozen=True)
 class _SeatsSql:
@@ -105,7 +122,7 @@ def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
     using = router.db_for_read(Seat)
     statement = _seats_statement(using)
     connection = connections[using]
-    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    since = _fresh_since(connection)
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, [since, table_id])
         rows = cursor.fetchall()
@@ -342,7 +359,7 @@ def page_counts(table_id: int, user_id: int | None) -> PageCounts:
     statement."""
     using = router.db_for_read(Watcher)
     connection = connections[using]
-    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    since = _fresh_since(connection)
     with connection.cursor() as cursor:
         cursor.execute(
             _page_statement(using), [table_id, since, table_id, user_id, table_id, table_id]
@@ -491,12 +508,12 @@ def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> Lo
     using = router.db_for_read(Table)
     statement = _lobby_statement(using, user_id is not None)
     connection = connections[using]
-    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    since = _fresh_since(connection)
     visible: list[Any] = [False] if user_id is None else [False, user_id, user_id]
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, [since, *statuses, *visible, limit, since, since])
         rows = cursor.fetchall()
-    n, m = len(LOBBY_TABLE), len(LOBBY_SEAT)
+    n = len(LOBBY_TABLE)
     tables: list[tuple[Any, ...]] = []
     seats: dict[int, list[tuple[Any, ...]]] = {}
     watching: dict[int, int] = {}
@@ -505,25 +522,11 @@ def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> Lo
         if table_id is None:
             break  # no table listed: the row of the count alone
         if table_id not in seats:
-            tables.append(
-                tuple(
-                    convert(value, column, converters, connection)
-                    for value, (column, converters) in zip(
-                        row[1 : 1 + n], statement.table_converters, strict=True
-                    )
-                )
-            )
+            tables.append(_values(row, 1, statement.table_converters, connection))
             seats[table_id] = []
             watching[table_id] = int(row[1 + n])
         if row[2 + n] is not None:  # the seat's table: a table without seats has none
-            seats[table_id].append(
-                tuple(
-                    convert(value, column, converters, connection)
-                    for value, (column, converters) in zip(
-                        row[2 + n : 2 + n + m], statement.seat_converters, strict=True
-                    )
-                )
-            )
+            seats[table_id].append(_values(row, 2 + n, statement.seat_converters, connection))
     return LobbyList(tables, seats, watching, int(rows[0][0]) if rows else 0)
 
 
@@ -531,7 +534,7 @@ def online_count() -> int:
     """The players online (``games.lobby.online_count``)."""
     using = router.db_for_read(Presence)
     connection = connections[using]
-    since = connection.ops.adapt_datetimefield_value(Presence.fresh_since(timezone.now()))
+    since = _fresh_since(connection)
     with connection.cursor() as cursor:
         cursor.execute(_online_statement(using), [since, since])
         return int(cursor.fetchone()[0])
