@@ -17,7 +17,8 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
   after commit, in the thread that committed: ``async_to_sync(group_send)``, or
   ``games.broadcast.send`` where they queue the message); ``render``
   (``TableConsumer._render``, one socket's fragments); and, where the socket has it,
-  ``state`` (``selectors.table_state``, one read of a table).
+  ``state`` (``selectors.table_state``, one read of a table in a thread) and
+  ``loop_state`` (``games.loop_reads.table_state``, one read on the event loop).
 
     python -m daphne -b 127.0.0.1 -p 8001 bench.bare_asgi:application
 """
@@ -44,6 +45,11 @@ from django.db.backends import utils  # noqa: E402
 from django.urls import path  # noqa: E402
 
 from games import selectors, services  # noqa: E402
+
+try:
+    from games import loop_reads  # noqa: E402
+except ImportError:  # an older commit being measured
+    loop_reads = None  # type: ignore[assignment]
 from games.table_socket import TableConsumer  # noqa: E402
 from okeysite.asgi import application as site  # noqa: E402
 
@@ -86,6 +92,25 @@ def _timed(name: str, fn: Any) -> Any:
     return wrapper
 
 
+def _timed_async(name: str, fn: Any) -> Any:
+    """:func:`_timed` for a coroutine function (its time includes its awaits)."""
+
+    @functools.wraps(fn)
+    async def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return await fn(*args, **kwargs)
+        finally:
+            spent = time.perf_counter() - start
+            with _queries_lock:
+                entry = _timings.setdefault(name, [0, 0.0, set()])
+                entry[0] += 1
+                entry[1] += spent
+                entry[2].add(threading.get_ident())
+
+    return wrapper
+
+
 # Each is looked up at call time: ``services.submit`` and ``selectors.table_state`` (where it
 # exists: one read of a table shared by its sockets) by the table socket, ``self._render`` on
 # the consumer, and the services' publish after commit, ``async_to_sync(group_send)`` (a module
@@ -99,6 +124,50 @@ for _name, _owner, _attribute in (
 ):
     if _owner is not None and hasattr(_owner, _attribute):
         setattr(_owner, _attribute, _timed(_name, getattr(_owner, _attribute)))
+
+
+def _record(name: str, seconds: float) -> None:
+    with _queries_lock:
+        entry = _timings.setdefault(name, [0, 0.0, set()])
+        entry[0] += 1
+        entry[1] += seconds
+        entry[2].add(threading.get_ident())
+
+
+# Where a push's time goes in the servers: a move's group message is stamped (wall clock) as
+# the services hand it over after commit; a table socket records its age when the socket's
+# handler gets it ("arrived") and when the socket has sent its frame ("framed").
+_broadcast = getattr(services, "broadcast", None)
+if _broadcast is not None:
+    _send = _broadcast.send
+
+    def _stamped_send(group: str, message: dict[str, Any]) -> None:
+        if message.get("type") == "hand.moved":
+            message = {**message, "bench_at": time.time()}
+        _send(group, message)
+
+    _broadcast.send = _stamped_send
+    _hand_moved, _send_table = TableConsumer.hand_moved, TableConsumer._send_table
+
+    async def _timed_hand_moved(self: Any, event: dict[str, Any]) -> None:
+        at = event.get("bench_at")
+        if at is not None:
+            _record("arrived", time.time() - at)
+            self._bench_at = at
+        await _hand_moved(self, event)
+
+    async def _timed_send_table(self: Any, change: Any = None) -> None:
+        await _send_table(self, change)
+        at = getattr(self, "_bench_at", None)
+        if change is not None and at is not None:
+            _record("framed", time.time() - at)
+            self._bench_at = None
+
+    TableConsumer.hand_moved = _timed_hand_moved  # type: ignore[method-assign]
+    TableConsumer._send_table = _timed_send_table  # type: ignore[method-assign]
+
+if loop_reads is not None:  # the table read on the event loop, where the socket has it
+    loop_reads.table_state = _timed_async("loop_state", loop_reads.table_state)
 if hasattr(services, "async_to_sync"):
     _async_to_sync = services.async_to_sync
     services.async_to_sync = lambda fn: _timed("publish", _async_to_sync(fn))
@@ -145,6 +214,8 @@ class BareConsumer(AsyncWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
     async def bare_frame(self, event: dict[str, Any]) -> None:
+        if "bench_at" in event:
+            _record("bare_arrived", time.time() - event["bench_at"])
         await self.send(text_data=event["html"])
 
 

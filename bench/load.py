@@ -691,7 +691,7 @@ async def floor(
         html = head.format(i)
         html += "x" * max(0, size - len(html) - 6) + "</div>"
         published[i] = (time.time(), table)
-        message = {"type": "bare.frame", "html": html}
+        message = {"type": "bare.frame", "html": html, "bench_at": published[i][0]}
         sends.append(asyncio.create_task(layer.group_send(f"bare-{table}", message)))
     await asyncio.gather(*sends)
     await run.settle(1.0, MISSING_AFTER)
@@ -907,8 +907,12 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
             ("publish", "the publish after commit, in the committing thread"),
             ("render", "`TableConsumer._render` (one socket's fragments)"),
             ("state", "`selectors.table_state` (a table read, shared by its sockets)"),
+            ("loop_state", "`loop_reads.table_state` (the same read on the event loop)"),
+            ("arrived", "a move's message, from its publish to a table socket's handler"),
+            ("framed", "a move's message, from its publish to a table socket's frame sent"),
+            ("bare_arrived", "(bare floor) a message, from its publish to a bare socket's handler"),
         ):
-            t = timed.get(name)
+            t = (phases["floor"]["timed"] if name.startswith("bare") else timed).get(name)
             if t:
                 row(what, t["calls"], fmt(t["mean_ms"]), fmt(t["busy_pct"]), t["threads"])
         print()

@@ -153,13 +153,17 @@ async def _clock() -> None:
 
 
 class ServerTasks:
-    """ASGI middleware: starts the process's background tasks with its first connection."""
+    """ASGI middleware: starts the process's background tasks with its first connection,
+    and opens its pool for reads on the event loop (``games.loop_reads``)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         _start()
+        from games import loop_reads
+
+        loop_reads.start()  # the server's own pool for the sockets' reads (PostgreSQL)
         return await self.app(scope, receive, send)
 
 

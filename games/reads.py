@@ -120,15 +120,24 @@ def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
     always has its seats; one without reads as ``Table.objects.get`` (``Table.DoesNotExist``
     for no table)."""
     using = router.db_for_read(Seat)
-    statement = _seats_statement(using)
-    connection = connections[using]
-    since = _fresh_since(connection)
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [since, table_id])
+    sql, params = seats_query(table_id, using)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
         rows = cursor.fetchall()
     if not rows:
         return Table.objects.select_related("variant").get(pk=table_id), ()
-    seat_cols, table_cols, variant_cols, user_cols, profile_cols = statement.parts
+    return table_and_seats_of(rows, using)
+
+
+def seats_query(table_id: int, using: str) -> tuple[str, list[Any]]:
+    """:func:`table_and_seats`'s statement and parameters (run here, or on the event loop
+    by ``games.loop_reads``)."""
+    return _seats_statement(using).sql, [_fresh_since(connections[using]), table_id]
+
+
+def table_and_seats_of(rows: list[tuple[Any, ...]], using: str) -> tuple[Table, tuple[Seat, ...]]:
+    """The table and its seats made from the rows of :func:`seats_query` (at least one)."""
+    seat_cols, table_cols, variant_cols, user_cols, profile_cols = _seats_statement(using).parts
     no_profile = get_user_model()._meta.get_field("profile")
     table: Table | None = None
     seats = []
@@ -226,14 +235,34 @@ def latest_hand(
     (the ``last`` moves up to the hand's version, and the earlier ones of ``kind``). One
     statement on PostgreSQL and SQLite (the moves as a JSON array in a column of it)."""
     using = router.db_for_read(Hand)
-    statement = _hand_statement(using, players)
-    with_moves = statement.with_moves
-    connection = connections[using]
-    with connection.cursor() as cursor:
-        cursor.execute(statement.sql, [last, kind, table_id] if with_moves else [table_id])
+    sql, params = hand_query(table_id, players, last, kind, using)
+    with connections[using].cursor() as cursor:
+        cursor.execute(sql, params)
         row = cursor.fetchone()
+    hand, layouts, moves = latest_hand_of(row, players, using)
+    if hand is not None and moves is None:
+        moves = hand_moves(hand.pk, hand.version - last, hand.version, kind)
+    return hand, layouts, moves or []
+
+
+def hand_query(
+    table_id: int, players: int, last: int, kind: str, using: str
+) -> tuple[str, list[Any]]:
+    """:func:`latest_hand`'s statement and parameters (run here, or on the event loop by
+    ``games.loop_reads``)."""
+    statement = _hand_statement(using, players)
+    return statement.sql, [last, kind, table_id] if statement.with_moves else [table_id]
+
+
+def latest_hand_of(
+    row: tuple[Any, ...] | None, players: int, using: str
+) -> tuple[Hand | None, dict[int, Any], list[tuple[int, Any, Any]] | None]:
+    """The hand, layouts and moves made from :func:`hand_query`'s row (None: no hand). The
+    moves are None where the statement has no column of them (see :func:`hand_moves`)."""
     if row is None:
         return None, {}, []
+    statement = _hand_statement(using, players)
+    connection = connections[using]
     hand = statement.hand.make(row, 0)
     hand.match = statement.match.make(row, len(statement.hand))
     at = len(statement.hand) + len(statement.match)
@@ -242,11 +271,10 @@ def latest_hand(
         for p in range(players)
         if row[at + p] is not None
     }
-    if not with_moves:
-        moves = hand_moves(hand.pk, hand.version - last, hand.version, kind)
-    else:
-        listed = json.loads(row[at + players] or "[]")
-        moves = sorted(((int(n), a, e) for n, a, e in listed), key=lambda move: move[0])
+    if not statement.with_moves:
+        return hand, layouts, None
+    listed = json.loads(row[at + players] or "[]")
+    moves = sorted(((int(n), a, e) for n, a, e in listed), key=lambda move: move[0])
     return hand, layouts, moves
 
 

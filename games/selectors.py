@@ -137,6 +137,19 @@ def _state_of(table: Table, seats: tuple[Seat, ...]) -> TableState:
     hand, layouts, moves = reads.latest_hand(table.pk, table.players, LOG_MOVES, "open")
     if hand is None:
         return TableState(table, seats, None, latest_match(table), None, None, {}, (), {}, None)
+    return state_of_hand(table, seats, hand, layouts, moves)
+
+
+def state_of_hand(
+    table: Table,
+    seats: tuple[Seat, ...],
+    hand: Hand,
+    layouts: dict[int, Any],
+    moves: list[tuple[int, Any, Any]],
+) -> TableState:
+    """The :class:`TableState` of a table whose latest hand is read (``reads.latest_hand``,
+    ``LOG_MOVES`` last moves and the opening ones): it reads nothing, so it also runs on the
+    event loop (``games.loop_reads``)."""
     eng = engine.Hand.from_state(hand.state, copy_data=False)  # only read: no copy
     # The last moves, and the earlier "open" moves (how each seat opened). Moves played since
     # the hand was read (past its version) are left out.

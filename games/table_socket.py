@@ -43,7 +43,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import chat, live, messages, policy, selectors, services
+from games import chat, live, loop_reads, messages, policy, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, Hand, Table
 
@@ -322,10 +322,7 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             if change is None:
                 live, rack, rack_key = await _off_the_move_thread(self._render)(None)
             else:
-                state = await _once(
-                    ("state", self.table_id, change),
-                    lambda: _off_the_move_thread(selectors.table_state)(self.table_id),
-                )
+                state = await _once(("state", self.table_id, change), self._read_state)
                 user = self.scope.get("user")
                 policy.check_see(state.table, state.seats, user, self.invite)
                 view = (self._position(state), self.language, self.invite)
@@ -340,6 +337,14 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             self.sent_rack = rack_key
             live += rack.html()
         await self.send(text_data=live)
+
+    async def _read_state(self) -> selectors.TableState:
+        """The table after a change: on the event loop where the server has a pool for it
+        (``games.loop_reads``), else in a pool thread."""
+        state = await loop_reads.table_state(self.table_id)
+        if state is None:
+            state = await _off_the_move_thread(selectors.table_state)(self.table_id)
+        return state
 
     async def _render_read(self, state: selectors.TableState) -> tuple[str, Rack | None, Any]:
         """:meth:`_render` of a state already read, here on the event loop: it reads nothing

@@ -175,6 +175,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREP
         server_side_binding=True, prepare_threshold=5
     )
 
+# PostgreSQL: a table socket's read after a change runs on the server's event loop, on an
+# asynchronous connection from a pool of its own per process (games.loop_reads), instead of
+# waiting for the GIL in a thread. Count DB_LOOP_POOL_MAX per process beside DB_POOL_MAX.
+DB_LOOP_READS = env.bool("DB_LOOP_READS", default=True)
+DB_LOOP_POOL_MAX = env.int("DB_LOOP_POOL_MAX", default=4)
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

@@ -73,6 +73,16 @@ def _fresh_channel_layer() -> None:
     channel_layers.backends.clear()
 
 
+# ------------------------------------------------------------------------------- loop reads
+@pytest.fixture(autouse=True)
+def _no_loop_reads(settings: Any) -> None:
+    """Table sockets in this process read in a thread (games.loop_reads off): a pool opened on
+    a test's event loop would outlive the loop with its connections open, and PostgreSQL
+    would refuse to drop the test database. Tests of the loop reads turn them on and close
+    the pool themselves; the daphne processes of the live-server tests use them (PostgreSQL)."""
+    settings.DB_LOOP_READS = False
+
+
 # ------------------------------------------------------------------------------- test database
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(

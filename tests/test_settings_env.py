@@ -40,6 +40,8 @@ ENV_KEYS = (
     "DB_POOL_MAX",
     "DB_POOL_TIMEOUT",
     "DB_PREPARED_STATEMENTS",
+    "DB_LOOP_READS",
+    "DB_LOOP_POOL_MAX",
 )
 
 PRINT_SETTINGS = """
@@ -257,3 +259,40 @@ def test_postgresql_prepares_statements_unless_told_not_to() -> None:
     assert "server_side_binding" not in off and "prepare_threshold" not in off
     # SQLite binds and plans in the process: nothing to set.
     assert "server_side_binding" not in loaded(DEBUG="true")["options"]
+
+
+# What the event loop's pool would connect with (games.loop_reads; nothing connects).
+PRINT_LOOP_READS = """
+import json
+import django
+django.setup()
+from django.conf import settings
+from games import loop_reads
+on = loop_reads.enabled()
+kwargs = loop_reads._connection_kwargs("default") if on else {}
+print(json.dumps({
+    "enabled": on,
+    "max": settings.DB_LOOP_POOL_MAX,
+    "cursor": kwargs.get("cursor_factory").__name__ if kwargs.get("cursor_factory") else None,
+    "prepare_threshold": kwargs.get("prepare_threshold"),
+    "autocommit": kwargs.get("autocommit"),
+    "dbname": kwargs.get("dbname"),
+    "application_name": kwargs.get("application_name"),
+}))
+"""
+
+
+def test_the_loop_reads_connect_as_django_does_unless_turned_off() -> None:
+    url = "postgres://okey@db.example.test/okey"
+    on = loaded(PRINT_LOOP_READS, DATABASE_URL=url, DEBUG="true", DB_LOOP_POOL_MAX="6")
+    assert on["enabled"] and on["max"] == 6
+    # Server-side binding (psycopg's own default cursor), prepared the fifth time, autocommit.
+    assert on["cursor"] is None and on["prepare_threshold"] == 5 and on["autocommit"]
+    assert on["dbname"] == "okey" and on["application_name"] == "okey loop reads"
+    # Behind PgBouncer without prepared statements: client-side binding, nothing prepared.
+    off = loaded(PRINT_LOOP_READS, DATABASE_URL=url, DEBUG="true", DB_PREPARED_STATEMENTS="false")
+    assert off["cursor"] == "AsyncClientCursor" and off["prepare_threshold"] is None
+    assert not loaded(PRINT_LOOP_READS, DATABASE_URL=url, DEBUG="true", DB_LOOP_READS="false")[
+        "enabled"
+    ]
+    assert not loaded(PRINT_LOOP_READS, DEBUG="true")["enabled"]  # SQLite

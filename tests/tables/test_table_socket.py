@@ -10,9 +10,10 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.test import Client
 
-from games import engine, selectors, services, table_socket
+from games import engine, loop_reads, selectors, services, table_socket
 from games.catalog import ensure_variants
 from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
@@ -254,12 +255,26 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
             await consumer.send(text_data="<p>late</p>")
 
 
+@pytest.mark.parametrize(
+    "on_loop",
+    [
+        False,
+        pytest.param(
+            True,
+            marks=pytest.mark.skipif(
+                connection.vendor != "postgresql", reason="reads on the loop: PostgreSQL"
+            ),
+        ),
+    ],
+)
 async def test_a_change_is_read_once_and_each_view_rendered_once(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, settings: Any, on_loop: bool
 ) -> None:
     """Four seats (one of them in two tabs) and two spectators at a table: after a move, this
     process reads the table once and renders five views (four seats, one spectators' view),
-    and every socket still gets its own view (its rack, never another's)."""
+    and every socket still gets its own view (its rack, never another's). ``on_loop``: the
+    read runs on the event loop (games.loop_reads), not in a thread."""
+    settings.DB_LOOP_READS = on_loop
 
     def setup() -> tuple[int, list[str], list[str], list[object], list[str]]:
         table, users = user_table("duz")
@@ -300,6 +315,18 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
             return real_context(*args, **kwargs)
 
         monkeypatch.setattr(selectors, "table_state", counting_state)
+        loop_reads_done: list[int] = []
+        real_loop_state = loop_reads.table_state
+
+        async def counting_loop_state(*args: Any, **kwargs: Any) -> Any:
+            state = await real_loop_state(*args, **kwargs)
+            if state is not None:
+                loop_reads_done.append(1)
+            return state
+
+        monkeypatch.setattr(loop_reads, "table_state", counting_loop_state)
+        if on_loop:
+            assert await loop_reads.open_pool()
         monkeypatch.setattr(selectors, "table_context", counting_context)
         racks_rendered: list[object] = []
         real_render = table_socket.render_to_string
@@ -319,7 +346,8 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
         await database_sync_to_async(move)()
         frames = [await drain(ws) for ws in everyone]
         assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
-        assert len(reads) == 1, "the table was read once per socket, not once per change"
+        assert len(reads) + len(loop_reads_done) == 1, "read once per socket, not per change"
+        assert len(loop_reads_done) == int(on_loop)
         assert len(contexts) == 5, contexts
         # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
         assert 'id="rack-area"' in frames[0][0]
@@ -332,3 +360,4 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
     finally:
         for ws in everyone:
             await ws.disconnect()
+        await loop_reads.stop()
