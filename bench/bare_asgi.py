@@ -10,8 +10,9 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
 - **``GET /bench/stats``**: JSON with this process's ``pid``, its ``rss_kb`` (``VmRSS``) and
   ``queries``, the SQL statements executed so far. They are counted by wrapping
   ``django.db.backends.utils.CursorWrapper.execute`` and ``executemany`` here, in this
-  module (every ORM query goes through them; ``executemany`` counts as one), so nothing in
-  the site changes. And ``timings``: for a few functions wrapped here the same way, how many
+  module (every ORM query goes through them; ``executemany`` counts as one), and psycopg's
+  ``AsyncCursor.execute`` (the table sockets' reads on the event loop), so nothing in the
+  site changes. And ``timings``: for a few functions wrapped here the same way, how many
   calls, their total seconds and how many threads ran them: ``submit`` (``services.submit``,
   a socket's move, its commit and publish included); ``publish`` (what the services call
   after commit, in the thread that committed: ``async_to_sync(group_send)``, or
@@ -26,6 +27,7 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import threading
@@ -73,6 +75,26 @@ def _counted(method: Any) -> Any:
 # CursorDebugWrapper (DEBUG on) calls these through super(): each statement counts once.
 utils.CursorWrapper.execute = _counted(utils.CursorWrapper.execute)  # type: ignore[method-assign]
 utils.CursorWrapper.executemany = _counted(utils.CursorWrapper.executemany)  # type: ignore[method-assign]
+
+
+def _counted_async(method: Any) -> Any:
+    async def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        global _queries
+        with _queries_lock:
+            _queries += 1
+        return await method(self, *args, **kwargs)
+
+    return wrapper
+
+
+# The statements the table sockets run on the event loop (games.loop_reads: psycopg's
+# asynchronous cursors, not Django's) count too.
+try:
+    import psycopg
+
+    psycopg.AsyncCursor.execute = _counted_async(psycopg.AsyncCursor.execute)  # type: ignore[method-assign]
+except ImportError:  # SQLite only
+    pass
 
 
 def _timed(name: str, fn: Any) -> Any:
@@ -166,6 +188,23 @@ if _broadcast is not None:
     TableConsumer.hand_moved = _timed_hand_moved  # type: ignore[method-assign]
     TableConsumer._send_table = _timed_send_table  # type: ignore[method-assign]
 
+# The garbage collector's pauses, by generation ("gc0", "gc1", "gc2"): every thread of the
+# process stops while it runs.
+# The callback takes no lock (a collection can start while this thread holds one): it
+# appends, and /bench/stats adds the pauses up.
+_gc_started: list[float] = []
+_gc_pauses: list[tuple[int, float]] = []
+
+
+def _gc_callback(phase: str, info: dict[str, Any]) -> None:
+    if phase == "start":
+        _gc_started[:] = [time.perf_counter()]
+    elif _gc_started:
+        _gc_pauses.append((info["generation"], time.perf_counter() - _gc_started[0]))
+
+
+gc.callbacks.append(_gc_callback)
+
 if loop_reads is not None:  # the table read on the event loop, where the socket has it
     loop_reads.table_state = _timed_async("loop_state", loop_reads.table_state)
 if hasattr(services, "async_to_sync"):
@@ -182,6 +221,9 @@ def _rss_kb() -> int:
 
 
 async def _stats(scope: Any, receive: Any, send: Any) -> None:
+    while _gc_pauses:
+        generation, seconds = _gc_pauses.pop(0)
+        _record(f"gc{generation}", seconds)
     with _queries_lock:
         timings = {
             name: {"calls": calls, "seconds": seconds, "threads": len(threads)}

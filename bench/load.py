@@ -910,6 +910,9 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
             ("loop_state", "`loop_reads.table_state` (the same read on the event loop)"),
             ("arrived", "a move's message, from its publish to a table socket's handler"),
             ("framed", "a move's message, from its publish to a table socket's frame sent"),
+            ("gc0", "the garbage collector, youngest generation (all threads wait)"),
+            ("gc1", "the garbage collector, middle generation"),
+            ("gc2", "the garbage collector, whole heap"),
             ("bare_arrived", "(bare floor) a message, from its publish to a bare socket's handler"),
         ):
             t = (phases["floor"]["timed"] if name.startswith("bare") else timed).get(name)

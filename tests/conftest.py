@@ -73,6 +73,22 @@ def _fresh_channel_layer() -> None:
     channel_layers.backends.clear()
 
 
+@pytest.fixture
+def redis_layer() -> Any:
+    """The site's channel layer on Redis; the test fails under CI (skips elsewhere) without
+    ``REDIS_URL``."""
+    import os
+
+    from channels.layers import get_channel_layer
+
+    if not os.environ.get("REDIS_URL"):
+        fail_or_skip(
+            "REDIS TEST: REDIS_URL is unset: the Redis channel layer cannot be tested. "
+            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
+        )
+    return get_channel_layer()
+
+
 # ------------------------------------------------------------------------------- loop reads
 @pytest.fixture(autouse=True)
 def _no_loop_reads(settings: Any) -> None:

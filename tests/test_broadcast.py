@@ -5,7 +5,6 @@ The Redis tests are skipped without REDIS_URL (loudly) and fail instead under CI
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from typing import Any
 
@@ -13,17 +12,6 @@ import pytest
 from channels.layers import get_channel_layer
 
 from games import broadcast
-from tests.live_daphne import fail_or_skip
-
-
-@pytest.fixture
-def redis_layer() -> Any:
-    if not os.environ.get("REDIS_URL"):
-        fail_or_skip(
-            "REDIS TEST: REDIS_URL is unset: publishing over Redis cannot be tested. "
-            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
-        )
-    return get_channel_layer()
 
 
 async def _receive_all(layer: Any, group: str, count: int, send: Any) -> list[dict[str, Any]]:

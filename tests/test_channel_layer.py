@@ -12,31 +12,16 @@ Skipped without REDIS_URL (loudly); failed instead under CI=true.
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import time
 from typing import Any
 
-import pytest
-from channels.layers import get_channel_layer
 from django.conf import settings
-
-from tests.live_daphne import fail_or_skip
 
 # channels_redis's own receive loses the message in every try.
 TRIES = 3
 # Closing a layer must not hang (its reader stops): a test fails rather than wait forever.
 FLUSH_SECONDS = 15
-
-
-@pytest.fixture
-def redis_layer() -> Any:
-    if not os.environ.get("REDIS_URL"):
-        fail_or_skip(
-            "REDIS TEST: REDIS_URL is unset: the Redis channel layer cannot be tested. "
-            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
-        )
-    return get_channel_layer()
 
 
 def test_it_is_the_sites_own_redis_layer(redis_layer: Any) -> None:

@@ -10,14 +10,13 @@ test process playing a move through the Redis layer after 12 idle seconds.
 Skipped without REDIS_URL (loudly); failed instead under CI=true.
 """
 
-import os
 import re
 import time
 from typing import Any
 
 import pytest
 
-from tests.live_daphne import DaphneServer, fail_or_skip, in_thread
+from tests.live_daphne import DaphneServer, in_thread
 
 pytestmark = pytest.mark.browser
 
@@ -25,15 +24,6 @@ IDLE_SECONDS = 12
 # The move must reach the socket through the layer well before the socket's own 2 s database
 # check could matter much; 3 s leaves room for a slow machine.
 DELIVERY_SECONDS = 3.0
-
-
-@pytest.fixture
-def redis_layer() -> None:
-    if not os.environ.get("REDIS_URL"):
-        fail_or_skip(
-            "REDIS TEST: REDIS_URL is unset: the Redis channel layer cannot be tested. "
-            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
-        )
 
 
 def start_bot_match() -> tuple[int, int]:
