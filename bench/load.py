@@ -789,12 +789,17 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
     for seat in seats:
         by_table.setdefault(seat.table, []).append(seat)
     rows = list(
-        Move.objects.values_list("hand_id", "number", "seat", "created_at", "client_move_id")
+        Move.objects.values_list(
+            "hand_id", "number", "seat", "created_at", "client_move_id", "action"
+        )
     )
     push: list[float] = []
+    # Each push with what it was: the move's number and kind, the mover's seat and the
+    # receiving seat (seat i is served by process i % K), for --json.
+    detail: list[tuple[float, int, str, int, int]] = []
     never = late = 0
     in_window = 0
-    for hand, number, position, created, _move_id in rows:
+    for hand, number, position, created, _move_id, action in rows:
         written = created.timestamp()
         in_window += out["load_start"] <= written <= out["load_end"]
         for other in by_table[hand_table[hand]]:
@@ -805,6 +810,8 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
                 never += 1
                 continue
             push.append(seen - written)  # late ones too: the tail is part of the figure
+            kind = action.get("do", "") if isinstance(action, dict) else ""
+            detail.append((1000 * (seen - written), number, kind, position, other.position))
             late += seen - written > MISSING_AFTER
     stored = {move_id for *_, move_id in rows if move_id}
     problems = []
@@ -815,6 +822,7 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
         "moves": len(rows),
         "moves_per_s": in_window / (out["load_end"] - out["load_start"]),
         "push": push,
+        "push_detail": detail,
         "missing_frames": never + late,
         "missing_never": never,
         "missing_late": late,
@@ -862,6 +870,10 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
     figures["connect_failures"] = dict(out["connect_failures"])
     figures["queries_per_move"] = out["load"]["queries"] / max(1, out["moves_in_load"])
     figures["server_errors"] = out["server_errors"]
+    figures["push_detail"] = {
+        "fields": ["ms", "move number", "move kind", "mover's seat", "receiving seat"],
+        "pushes": out["push_detail"],
+    }
 
     def row(*cells: Any) -> None:
         print("| " + " | ".join(str(c) for c in cells) + " |")
