@@ -813,7 +813,7 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
             kind = action.get("do", "") if isinstance(action, dict) else ""
             detail.append((1000 * (seen - written), number, kind, position, other.position))
             late += seen - written > MISSING_AFTER
-    stored = {move_id for *_, move_id in rows if move_id}
+    stored = {move_id for _h, _n, _s, _c, move_id, _a in rows if move_id}
     problems = []
     hands = Hand.objects.select_related("match__table__variant").order_by("id")
     for hand in hands:
