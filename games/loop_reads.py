@@ -12,9 +12,10 @@ The connections come from a small pool per server process (``DB_LOOP_POOL_MAX``)
 the server's loop with its first connection (``games.live.ServerTasks``) and made like
 Django's own: the same parameters, the same type loaders (JSON as text for the fields'
 converters, timestamps in the connection's time zone), the same session time zone and role,
-autocommit. Anywhere else (SQLite, the in-memory embedded default's tests, a loop without a
-pool, a table with no hand yet) :func:`table_state` returns None and the caller reads in a
-thread as before; a failed read is logged and falls back the same way.
+autocommit. Both statements go to the server in one round trip (pipeline mode). Anywhere
+else (SQLite, ``DB_LOOP_READS`` off, a loop without a pool, a table with no hand yet)
+:func:`table_state` returns None and the caller reads in a thread as before; a failed read is
+logged and falls back the same way.
 """
 
 from __future__ import annotations

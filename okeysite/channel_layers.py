@@ -67,11 +67,15 @@ class RedisChannelLayer(core.RedisChannelLayer):
         their channels' buffers (a group message may name several of this process's
         channels)."""
         me = asyncio.current_task()
-        while self._reader is me:
+        assert me is not None
+        # A cancelled reader stops even if the Redis client swallowed the CancelledError
+        # (the task still counts the request): otherwise it would pop on, and whatever waits
+        # for it (an event loop closing, a test's teardown) would wait forever.
+        while self._reader is me and not me.cancelling():
             try:
                 channels, message = await self.receive_single(process_channel)
             except Exception:
-                if self._reader is not me:
+                if self._reader is not me or me.cancelling():
                     return  # the layer is closing: its connections went from under the pop
                 log.exception("reading this process's channel messages from Redis failed")
                 await asyncio.sleep(RETRY_SECONDS)

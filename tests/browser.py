@@ -72,6 +72,12 @@ def open_table(page: Any, server: Any, table_id: int) -> None:
         "document.addEventListener('htmx:wsOpen', () => { window.__okeySocketOpen = true; });"
     )
     page.goto(f"{server.url}/tables/{table_id}/")
+    wait_for_socket(page)
+
+
+def wait_for_socket(page: Any) -> None:
+    """Wait until the table page's socket is open (after :func:`open_table`, a reload too: the
+    page's script has set up its keys and buttons by then)."""
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
 
 

@@ -219,7 +219,7 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
     assert ui.rack_layout(second) == arranged
 
     page.reload()
-    page.locator("#rack-area .tile").first.wait_for()
+    ui.wait_for_socket(page)  # keys pressed before the page's script is ready would be lost
     assert ui.rack_layout(page) == arranged
 
     # Seat 0 starts with 15 tiles: a discard from the keyboard (focus, space, x).

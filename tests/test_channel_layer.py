@@ -105,3 +105,34 @@ async def test_a_cancelled_receive_leaves_the_next_one_its_message(redis_layer: 
 
 def _config() -> dict[str, Any]:
     return dict(settings.CHANNEL_LAYERS["default"].get("CONFIG", {}))
+
+
+async def test_a_cancelled_reader_stops_even_if_the_redis_client_swallows_the_cancel() -> None:
+    """A loop closing (a server stopping, a test's teardown) cancels every task and waits for
+    them. If the Redis client catches the CancelledError of the pop in flight and returns, a
+    reader that kept popping would keep that loop waiting forever (CI hung so once, in a
+    test's teardown). No Redis here: the pop is this test's."""
+    from okeysite.channel_layers import RedisChannelLayer
+
+    layer = RedisChannelLayer(hosts=["redis://127.0.0.1:6379/15"])
+    pops = 0
+
+    async def swallowing_pop(channel: str) -> tuple[str, dict[str, Any]]:
+        nonlocal pops
+        pops += 1
+        try:
+            await asyncio.sleep(3600)
+        except asyncio.CancelledError:  # lost inside the client: the pop just returns
+            pass
+        return "test.here!one", {"type": "test.message"}
+
+    layer.receive_single = swallowing_pop  # type: ignore[method-assign]
+    layer._start_reader("test.here!")
+    reader = layer._reader
+    assert reader is not None
+    await asyncio.sleep(0.05)
+    reader.cancel()
+    done, _pending = await asyncio.wait({reader}, timeout=5)
+    assert reader in done, "the reader popped on after it was cancelled"
+    assert pops == 1
+    layer._reader = None
