@@ -32,7 +32,7 @@ log = logging.getLogger(__name__)
 # This process's pool and the loop it lives on (a pool's connections belong to one loop).
 _pool: Any = None
 _pool_loop: asyncio.AbstractEventLoop | None = None
-_opening: asyncio.Task[None] | None = None
+_opening: asyncio.Task[bool] | None = None
 APPLICATION_NAME = "okey loop reads"
 MAX_PLAYERS = 4  # a table seats 2 to 4 (games.models.Table)
 # How long the pool's first connection may take before reads give up on the loop.
@@ -110,6 +110,14 @@ async def open_pool() -> bool:
     loop = asyncio.get_running_loop()
     if _pool is not None and _pool_loop is loop:
         return True
+    opening = _opening
+    if (
+        opening is not None
+        and opening is not asyncio.current_task()
+        and opening.get_loop() is loop
+        and not opening.done()
+    ):
+        return await asyncio.shield(opening)  # one pool, however many ask at once
     using = _using()
     pool = AsyncConnectionPool(
         kwargs=_connection_kwargs(using),

@@ -186,3 +186,31 @@ async def test_the_pool_is_made_like_djangos_connections(settings: Any) -> None:
             assert abs(now - timezone.now()) < timedelta(seconds=60)
     finally:
         await loop_reads.stop()
+
+
+@postgresql_only
+async def test_a_pool_asked_for_while_it_opens_is_the_same_pool(
+    settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server's first connection starts opening the pool; a read (or a test) asking for
+    it meanwhile waits for that one instead of opening a second, whose connections nobody
+    would close."""
+    import psycopg_pool
+
+    settings.DB_LOOP_READS = True
+    made: list[object] = []
+    real = psycopg_pool.AsyncConnectionPool
+
+    class Counted(real):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            made.append(self)
+            super().__init__(*args, **kwargs)
+
+    monkeypatch.setattr(psycopg_pool, "AsyncConnectionPool", Counted)
+    try:
+        loop_reads.start()
+        assert await loop_reads.open_pool()
+        assert await loop_reads.open_pool()
+        assert len(made) == 1 and loop_reads._pool is made[0]
+    finally:
+        await loop_reads.stop()
