@@ -97,6 +97,14 @@ except ImportError:  # SQLite only
     pass
 
 
+def _record(name: str, seconds: float) -> None:
+    with _queries_lock:
+        entry = _timings.setdefault(name, [0, 0.0, set()])
+        entry[0] += 1
+        entry[1] += seconds
+        entry[2].add(threading.get_ident())
+
+
 def _timed(name: str, fn: Any) -> Any:
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -104,12 +112,7 @@ def _timed(name: str, fn: Any) -> Any:
         try:
             return fn(*args, **kwargs)
         finally:
-            spent = time.perf_counter() - start
-            with _queries_lock:
-                entry = _timings.setdefault(name, [0, 0.0, set()])
-                entry[0] += 1
-                entry[1] += spent
-                entry[2].add(threading.get_ident())
+            _record(name, time.perf_counter() - start)
 
     return wrapper
 
@@ -123,12 +126,7 @@ def _timed_async(name: str, fn: Any) -> Any:
         try:
             return await fn(*args, **kwargs)
         finally:
-            spent = time.perf_counter() - start
-            with _queries_lock:
-                entry = _timings.setdefault(name, [0, 0.0, set()])
-                entry[0] += 1
-                entry[1] += spent
-                entry[2].add(threading.get_ident())
+            _record(name, time.perf_counter() - start)
 
     return wrapper
 
@@ -146,14 +144,6 @@ for _name, _owner, _attribute in (
 ):
     if _owner is not None and hasattr(_owner, _attribute):
         setattr(_owner, _attribute, _timed(_name, getattr(_owner, _attribute)))
-
-
-def _record(name: str, seconds: float) -> None:
-    with _queries_lock:
-        entry = _timings.setdefault(name, [0, 0.0, set()])
-        entry[0] += 1
-        entry[1] += seconds
-        entry[2].add(threading.get_ident())
 
 
 # Where a push's time goes in the servers: a move's group message is stamped (wall clock) as

@@ -61,6 +61,17 @@ def random_move(hand: Hand, rng: random.Random) -> tuple[int, dict[str, Any]]:
     raise AssertionError("no legal move")
 
 
+def play_random_moves(match: Match, users: list[Any], moves: int, rng: random.Random) -> None:
+    """Up to ``moves`` random legal moves in the match's hand, by its seated users, stopping
+    when the hand ends."""
+    for _ in range(moves):
+        hand = match.hands.get()
+        if hand.status != Hand.Status.PLAYING:
+            break
+        seat, move = random_move(hand, rng)
+        services.play(hand, seat, move, by=users[seat])
+
+
 def play_match_with_bots(match: Match, rng: random.Random, max_moves: int = 5000) -> None:
     """Play the match to its end through the service, every seat as a bot."""
     for _ in range(max_moves):

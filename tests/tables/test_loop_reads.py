@@ -21,7 +21,7 @@ from games import loop_reads, selectors, services
 from games.catalog import ensure_variants
 from games.models import Hand, Presence
 
-from .helpers import connect, random_move, seed_of, user_table
+from .helpers import connect, play_random_moves, seed_of, user_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,13 +54,7 @@ def a_table_in_play(variant: str, moves: int, players: int = 4) -> tuple[int, li
     stale = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Presence.objects.filter(user=users[-1]).update(seen_at=stale)
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1300))
-    rng = random.Random(13)
-    for _ in range(moves):
-        hand = match.hands.get()
-        if hand.status != Hand.Status.PLAYING:
-            break
-        seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat])
+    play_random_moves(match, users, moves, random.Random(13))
     hand = match.hands.get()
     if hand.status == Hand.Status.PLAYING:
         rack = hand.view_for(1)["rack"]

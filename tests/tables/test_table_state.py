@@ -24,7 +24,7 @@ from games import lobby, reads, selectors, services
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Watcher
 
-from .helpers import connect, random_move, seed_of, user_table
+from .helpers import connect, play_random_moves, seed_of, user_table
 
 pytestmark = pytest.mark.django_db
 
@@ -51,13 +51,7 @@ def played(variant: str = "okey51", moves: int = 30, **options: Any) -> tuple[Ta
     table, users = user_table(variant, options or None)
     connect(table, users)
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1200))
-    rng = random.Random(12)
-    for _ in range(moves):
-        hand = match.hands.get()
-        if hand.status != Hand.Status.PLAYING:
-            break
-        seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat])
+    play_random_moves(match, users, moves, random.Random(12))
     return table, users
 
 
