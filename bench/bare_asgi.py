@@ -140,6 +140,7 @@ for _name, _owner, _attribute in (
     ("submit", services, "submit"),
     ("render", TableConsumer, "_render"),
     ("state", selectors, "table_state"),
+    ("advance", selectors, "state_after_move"),
     ("publish", getattr(services, "broadcast", None), "send"),
 ):
     if _owner is not None and hasattr(_owner, _attribute):
@@ -168,8 +169,8 @@ if _broadcast is not None:
             self._bench_at = at
         await _hand_moved(self, event)
 
-    async def _timed_send_table(self: Any, change: Any = None) -> None:
-        await _send_table(self, change)
+    async def _timed_send_table(self: Any, change: Any = None, event: Any = None) -> None:
+        await _send_table(self, change, event)
         at = getattr(self, "_bench_at", None)
         if change is not None and at is not None:
             _record("framed", time.time() - at)

@@ -920,6 +920,7 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
             ("render", "`TableConsumer._render` (one socket's fragments)"),
             ("state", "`selectors.table_state` (a table read, shared by its sockets)"),
             ("loop_state", "`loop_reads.table_state` (the same read on the event loop)"),
+            ("advance", "`selectors.state_after_move` (the state held, brought forward a move)"),
             ("arrived", "a move's message, from its publish to a table socket's handler"),
             ("framed", "a move's message, from its publish to a table socket's frame sent"),
             ("gc0", "the garbage collector, youngest generation (all threads wait)"),

@@ -219,8 +219,7 @@ def _hand_statement(using: str, players: int) -> _HandSql:
         f" WHERE m.{col(Match, 'table')} = %s"
         f" ORDER BY m.{col(Match, 'started_at')} DESC, h.{col(Hand, 'number')} DESC LIMIT 1"
     )
-    layout = converters_of(Participant._meta.get_field("layout"), "pa", using)
-    found = _HandSql(sql, hand_cols, match_cols, layout, moves is not None)
+    found = _HandSql(sql, hand_cols, match_cols, _layout_converters(using), moves is not None)
     _hand_sql[(using, players)] = found
     return found
 
@@ -308,7 +307,10 @@ def _lock_statement(using: str) -> tuple[str, Columns, Columns]:
     sql = (
         f"SELECT {hand_cols.sql}, {seat_cols.sql}, m.{col(Match, 'table')},"
         f" (SELECT t.{col(Table, 'move_timer')} FROM {table(Table)} t"
-        f" WHERE t.{col(Table, 'id')} = m.{col(Match, 'table')})"
+        f" WHERE t.{col(Table, 'id')} = m.{col(Match, 'table')}),"
+        f" (SELECT pa.{col(Participant, 'layout')} FROM {table(Participant)} pa"
+        f" WHERE pa.{col(Participant, 'hand')} = {table(Hand)}.{col(Hand, 'id')}"
+        f" AND pa.{col(Participant, 'position')} = %s)"
         f" FROM {table(Hand)}"
         f" JOIN {table(Match)} m ON m.{col(Match, 'id')} = {table(Hand)}.{col(Hand, 'match')}"
         f" LEFT JOIN {table(Seat)} s"
@@ -319,11 +321,26 @@ def _lock_statement(using: str) -> tuple[str, Columns, Columns]:
     return found
 
 
+_layout_conv: dict[str, tuple[Any, list[Any]]] = {}
+
+
+def _layout_converters(using: str) -> tuple[Any, list[Any]]:
+    """A stored rack layout's column and converters (``Participant.layout``)."""
+    found = _layout_conv.get(using)
+    if found is None:
+        found = _layout_conv[using] = converters_of(
+            Participant._meta.get_field("layout"), "pa", using
+        )
+    return found
+
+
 def locked_hand(hand_id: int, seat: int) -> tuple[Hand, Seat | None]:
     """Lock the hand's row (``SELECT ... FOR UPDATE OF`` the hand only, on PostgreSQL) and
-    read with it, in one statement, the moving ``seat``'s row (None: no such seat) and its
-    table's id and move timer (as ``hand.move_table_id`` and ``hand.move_timer``); for
-    ``services.play``. Raises ``Hand.DoesNotExist``. Must run inside a transaction.
+    read with it, in one statement, the moving ``seat``'s row (None: no such seat), its
+    table's id and move timer, and the seat's stored rack layout for the hand (as
+    ``hand.move_table_id``, ``hand.move_timer`` and ``hand.move_layout``: None where none is
+    stored); for ``services.play``. Raises ``Hand.DoesNotExist``. Must run inside a
+    transaction.
 
     Every write to a hand's game state happens under this lock, so moves at one table are
     applied one at a time; the match, table and seat rows joined here are read, not locked,
@@ -332,13 +349,17 @@ def locked_hand(hand_id: int, seat: int) -> tuple[Hand, Seat | None]:
     using = router.db_for_write(Hand)
     sql, hand_cols, seat_cols = _lock_statement(using)
     with connections[using].cursor() as cursor:
-        cursor.execute(sql, [seat, hand_id])
+        cursor.execute(sql, [seat, seat, hand_id])
         row = cursor.fetchone()
     if row is None:
         raise Hand.DoesNotExist(f"no hand {hand_id}")
     hand = hand_cols.make(row, 0)
     at = len(hand_cols) + len(seat_cols)
     hand.move_table_id, hand.move_timer = row[at], row[at + 1]
+    layout = row[at + 2]
+    if layout is not None:
+        layout = convert(layout, *_layout_converters(using), connections[using])
+    hand.move_layout = layout
     if row[len(hand_cols)] is None:  # no seat at that position (the LEFT JOIN's NULLs)
         return hand, None
     return hand, seat_cols.make(row, len(hand_cols))

@@ -5,9 +5,12 @@ state."""
 
 from __future__ import annotations
 
+import copy
 import json
+import time
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Prefetch
@@ -116,6 +119,12 @@ class TableState:
     log_moves: tuple[list[dict[str, Any]], ...]  # the events of the last LOG_MOVES moves
     openings: dict[int, dict[str, Any]]  # how each seat opened the hand (:func:`_openings`)
     finish: dict[str, Any] | None  # the hand's finishing move (its ``groups``), if any
+    # When the seats (and who is ``here``) were read (``time.monotonic()``): a state brought
+    # forward by :func:`state_after_move` keeps its read's time.
+    read_at: float = field(default_factory=time.monotonic)
+    # Seats whose stored layout may have changed since it was read (a layout is saved without
+    # telling anyone): a state brought forward knows only the mover's.
+    stale_layouts: frozenset[int] = frozenset()
 
 
 def table_state(table_id: int, table: Table | None = None) -> TableState:
@@ -168,6 +177,69 @@ def state_of_hand(
         openings=_openings(events for action, events in rows if action.get("do") == "open"),
         # A hand ends with its finishing move: it is the last one.
         finish=next((action for action, _e in last if action.get("do") == "finish"), None),
+    )
+
+
+def state_after_move(
+    state: TableState,
+    hand_id: int,
+    version: int,
+    seat: int,
+    apply: dict[str, Any],
+) -> TableState | None:
+    """``state`` brought forward by one move, without reading: what :func:`table_state` would
+    read once the move (of ``seat``, the hand's ``version``-th, with the ``apply`` part of its
+    ``hand.moved`` message: the engine's action, the hand row's new deadline and
+    ``updated_at``, and the mover's stored layout) has committed, and nothing else has
+    changed. The engine is deterministic: the action on a copy of the hand gives the hand and
+    the events the service stored.
+
+    None where it cannot be brought forward: ``state`` is not the hand at the version before,
+    the move ended the hand, or it changed another seat's rack (whose layout is not known).
+    ``state`` itself is not changed (frames may be rendering it)."""
+    hand, before = state.hand, state.engine_hand
+    if hand is None or before is None or hand.pk != hand_id or hand.version != version - 1:
+        return None
+    if hand.status != Hand.Status.PLAYING:
+        return None
+    action = apply.get("action")
+    if not isinstance(action, dict) or action.get("do") == "finish":
+        return None
+    eng = before.copy()
+    result = eng.play(seat, action)
+    if not result.ok or eng.over:
+        return None
+    if any(eng.racks[p] != before.racks[p] for p in range(eng.players) if p != seat):
+        return None
+    # The events as the move's row stores them, and as a read gives them back: JSON.
+    events = json.loads(json.dumps(result.events))
+    after = copy.copy(hand)
+    after.version, after.turn, after.turn_index = version, eng.turn, eng.turn_index
+    deadline, updated_at = apply.get("deadline"), apply.get("updated_at")
+    after.deadline = datetime.fromisoformat(deadline) if deadline else None
+    if updated_at:
+        after.updated_at = datetime.fromisoformat(updated_at)
+    # The row's snapshot is not brought forward (the engine hand is): drop it, so that no one
+    # reads an old one by mistake (on the event loop, a deferred field refuses to load).
+    after.__dict__.pop("state", None)
+    layouts = dict(state.layouts)
+    layout = apply.get("layout")
+    if layout is None:
+        layouts.pop(seat, None)
+    else:
+        layouts[seat] = list(layout)
+    openings = state.openings
+    if action.get("do") == "open":
+        openings = {**openings, **_openings([events])}
+    return replace(
+        state,
+        hand=after,
+        engine_hand=eng,
+        public=eng.public_view(),
+        layouts=layouts,
+        log_moves=(*state.log_moves, events)[-LOG_MOVES:],
+        openings=openings,
+        stale_layouts=frozenset(range(eng.players)) - {seat},
     )
 
 

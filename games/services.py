@@ -926,7 +926,8 @@ def _play_locked(
     if eng.turn != turn_before or eng.over:
         timer = h.move_timer
         h.deadline = None if eng.over or not timer else timezone.now() + timedelta(seconds=timer)
-    if user is not None and (seat_row.timeouts_in_a_row or seat_row.away):
+    seat_changed = user is not None and bool(seat_row.timeouts_in_a_row or seat_row.away)
+    if seat_changed:
         # The player moved: they are here, and an away seat is theirs again at once.
         Seat.objects.filter(pk=seat_row.pk).update(
             away=False, timeouts_in_a_row=0, last_seen=timezone.now()
@@ -945,6 +946,17 @@ def _play_locked(
         "seat": seat,
         "events": public,
     }
+    if not eng.over and not seat_changed:
+        # What a server process holding the table at the version before needs to bring it to
+        # this one without reading it (games.table_socket): the engine is deterministic, so
+        # the same action on the same hand gives the same hand and events. Left out when the
+        # move changed more than the hand's row (a seat back from away, a closed hand).
+        message["apply"] = {
+            "action": result.move,
+            "deadline": h.deadline.isoformat() if h.deadline else None,
+            "updated_at": h.updated_at.isoformat(),
+            "layout": h.move_layout,
+        }
     _publish(table_id, message)
     return Played(row, h.version, result.events)
 

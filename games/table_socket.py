@@ -33,6 +33,7 @@ import asyncio
 import json
 import logging
 import threading
+import time
 from collections import OrderedDict
 from typing import Any
 from urllib.parse import parse_qs
@@ -109,6 +110,36 @@ _ONCE: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
 _ONCE_MAX = 512
 
 
+# The table's latest state in this process, by table: the task that read it (or brought it
+# forward by a move). A move's frame brings it forward instead of reading the table again
+# (``_state_of_change``).
+_KEPT: OrderedDict[int, asyncio.Future[selectors.TableState]] = OrderedDict()
+_KEPT_MAX = 1024
+# How long a state's seats stand for the table's (from its read): who is ``here`` depends on
+# the clock (the sockets of a server process that died go stale without a message), and a
+# player's new display name is not announced. Past this, a move's frame reads the table.
+KEEP_SECONDS = 10.0
+
+
+def _keep(table_id: int, made: asyncio.Future[selectors.TableState]) -> None:
+    _KEPT[table_id] = made
+    _KEPT.move_to_end(table_id)
+    while len(_KEPT) > _KEPT_MAX:
+        _KEPT.popitem(last=False)
+    # The least lately changed first: drop those no move can be brought forward from.
+    while _KEPT:
+        oldest = next(iter(_KEPT.values()))
+        if not oldest.done() or not _expired(oldest):
+            break
+        _KEPT.popitem(last=False)
+
+
+def _expired(made: asyncio.Future[selectors.TableState]) -> bool:
+    if made.cancelled() or made.exception() is not None:
+        return True
+    return time.monotonic() - made.result().read_at >= KEEP_SECONDS
+
+
 async def _once(key: tuple[Any, ...], make: Any) -> Any:
     """``await make()``, shared by every caller with the same ``key`` in this process."""
     made = _ONCE.get(key)
@@ -159,7 +190,7 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
     muted: frozenset[int] = frozenset()
     # The frame being made after a change, and the latest change heard of (see _changed).
     sending: asyncio.Task[None] | None = None
-    latest_change: str | None = None
+    latest_change: dict[str, Any] | None = None
     changes = 0
 
     # ------------------------------------------------------------------ connection
@@ -313,22 +344,32 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         await self.send(text_data=html)
 
     # ------------------------------------------------------------------ frames out
-    async def _send_table(self, change: str | None = None) -> None:
-        """Send this viewer's fragments. ``change``: the id of the group message that says
-        the table changed; the table is then read once for all its sockets in this process,
-        and each distinct view (a seat, or the spectators of one language and invite)
-        rendered once, however many sockets show it."""
+    async def _send_table(
+        self, change: str | None = None, event: dict[str, Any] | None = None
+    ) -> None:
+        """Send this viewer's fragments. ``change``: the id of the group message (``event``)
+        that says the table changed; the table is then made once for all its sockets in this
+        process (``_state_of_change``), and each distinct view (a seat, or the spectators of
+        one language and invite) rendered once, however many sockets show it."""
         try:
             if change is None:
                 live, rack, rack_key = await _off_the_move_thread(self._render)(None)
             else:
-                state = await _once(("state", self.table_id, change), self._read_state)
+                state = await _once(
+                    ("state", self.table_id, change), lambda: self._state_of_change(event or {})
+                )
                 user = self.scope.get("user")
                 policy.check_see(state.table, state.seats, user, self.invite)
-                view = (self._position(state), self.language, self.invite)
+                position = self._position(state)
+                view = (position, self.language, self.invite)
                 live, rack, rack_key = await _once(
                     ("view", self.table_id, change, *view), lambda: self._render_read(state)
                 )
+                if rack is not None and rack_key != self.sent_rack:
+                    if position in state.stale_layouts:
+                        # The rack goes out, but the seat may have arranged it since the state
+                        # was read: this socket reads the table for its frame.
+                        live, rack, rack_key = await _off_the_move_thread(self._render)(None)
         except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
             # The table (or its hand) was deleted, or this viewer may no longer see it.
             await self.close(code=4404)
@@ -337,6 +378,38 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             self.sent_rack = rack_key
             live += rack.html()
         await self.send(text_data=live)
+
+    async def _state_of_change(self, event: dict[str, Any]) -> selectors.TableState:
+        """The table after the change ``event`` tells of. A move (``hand.moved`` with its
+        ``apply`` part) brings forward the state this process made last for the table (read,
+        or brought forward itself; awaited if still being made), when that state is the hand
+        at the version before and was read less than ``KEEP_SECONDS`` ago: no read, only the
+        engine's move on a copy (``selectors.state_after_move``). Anything else, or a gap in
+        versions (a message lost or coalesced, a process that just started), reads the table.
+        Runs as the ``_once`` task of the change, which is kept as the table's latest."""
+        made = asyncio.current_task()
+        held = _KEPT.get(self.table_id)
+        if made is not None:
+            _keep(self.table_id, made)
+        apply = event.get("apply") if event.get("type") == "hand.moved" else None
+        if isinstance(apply, dict) and held is not None and held is not made:
+            if held.get_loop() is asyncio.get_running_loop():
+                try:
+                    state: selectors.TableState | None = await asyncio.shield(held)
+                except Exception:  # its read failed: read now
+                    state = None
+                if state is not None and time.monotonic() - state.read_at < KEEP_SECONDS:
+                    hand = state.hand
+                    hand_id, version = event.get("hand"), event.get("version")
+                    if hand is not None and hand.pk == hand_id and isinstance(version, int):
+                        if hand.version >= version:
+                            return state  # read after the move had committed: it has it
+                        after = selectors.state_after_move(
+                            state, hand_id, version, event.get("seat", -1), apply
+                        )
+                        if after is not None:
+                            return after
+        return await self._read_state()
 
     async def _read_state(self) -> selectors.TableState:
         """The table after a change: on the event loop where the server has a pool for it
@@ -375,13 +448,13 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
             rack_key = (hand["id"], tuple(sorted(view["rack"])) if view is not None else ())
         return live, rack, rack_key
 
-    # Group messages from games.services (sent after commit): re-render from the database.
+    # Group messages from games.services (sent after commit): render the table as it is now.
     async def hand_moved(self, event: dict[str, Any]) -> None:
-        self._changed(event.get("change"))
+        self._changed(event)
 
     async def hand_dealt(self, event: dict[str, Any]) -> None:
         self.sent_rack = None
-        self._changed(event.get("change"))
+        self._changed(event)
         if event.get("match"):
             # A new match (a rematch): the chat shows the new match's window. (The muted set
             # stays: a line from someone in it is checked against the mutes of its time.)
@@ -390,14 +463,14 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
                 await self.send(text_data=html)
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        self._changed(event.get("change"))
+        self._changed(event)
 
-    def _changed(self, change: str | None) -> None:
+    def _changed(self, event: dict[str, Any]) -> None:
         """The table changed: send the table as it is now, once this socket's frame being
         made (if any) has gone. Changes that arrive meanwhile are sent as one frame, the
         latest: every frame is the whole table, so a skipped one loses nothing, and a burst
         (a reconnecting table, a fast bot) costs one frame, not one per change."""
-        self.latest_change = change
+        self.latest_change = event
         self.changes += 1
         if self.sending is None or self.sending.done():
             self.sending = asyncio.create_task(self._send_latest())
@@ -406,8 +479,9 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         sent = 0
         while sent != self.changes:
             sent = self.changes
+            event = self.latest_change or {}
             try:
-                await self._send_table(self.latest_change)
+                await self._send_table(event.get("change"), event)
             except Exception:  # a task's error would go unseen: log it, the next change retries
                 log.exception("a frame for table %s failed", self.table_id)
 

@@ -1010,6 +1010,13 @@ class Hand:
         h.table = [Meld.from_state(m) for m in table]
         return h
 
+    def copy(self) -> Hand:
+        """An independent copy: moves played on it leave this hand as it is."""
+        h = Hand.from_state(self._checkpoint(), copy_data=False)
+        h.log = list(self.log)  # entries are never changed, only appended
+        h.initial = self.initial  # the deal never changes
+        return h
+
     def replay(self) -> Hand:
         """A fresh hand from this hand's deal with every accepted move applied again."""
         fresh = Hand.new(

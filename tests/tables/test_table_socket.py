@@ -256,25 +256,31 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
 
 
 @pytest.mark.parametrize(
-    "on_loop",
+    "made_by",
     [
-        False,
+        "kept",
+        "thread",
         pytest.param(
-            True,
+            "loop",
             marks=pytest.mark.skipif(
                 connection.vendor != "postgresql", reason="reads on the loop: PostgreSQL"
             ),
         ),
     ],
 )
-async def test_a_change_is_read_once_and_each_view_rendered_once(
-    monkeypatch: pytest.MonkeyPatch, settings: Any, on_loop: bool
+async def test_a_change_is_made_once_and_each_view_rendered_once(
+    monkeypatch: pytest.MonkeyPatch, settings: Any, made_by: str
 ) -> None:
     """Four seats (one of them in two tabs) and two spectators at a table: after a move, this
-    process reads the table once and renders five views (four seats, one spectators' view),
-    and every socket still gets its own view (its rack, never another's). ``on_loop``: the
-    read runs on the event loop (games.loop_reads), not in a thread."""
+    process makes the table's state once and renders five views (four seats, one spectators'
+    view), and every socket still gets its own view (its rack, never another's). ``made_by``:
+    the state the process holds brought forward by the move, without a read ("kept"), or,
+    where it holds none young enough, a read in a thread or on the event loop
+    (games.loop_reads)."""
+    on_loop = made_by == "loop"
     settings.DB_LOOP_READS = on_loop
+    if made_by != "kept":
+        monkeypatch.setattr(table_socket, "KEEP_SECONDS", 0.0)
 
     def setup() -> tuple[int, list[str], list[str], list[object], list[str]]:
         table, users = user_table("duz")
@@ -315,6 +321,15 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
             return real_context(*args, **kwargs)
 
         monkeypatch.setattr(selectors, "table_state", counting_state)
+        advances: list[int] = []
+        real_advance = selectors.state_after_move
+
+        def counting_advance(*args: Any, **kwargs: Any) -> Any:
+            state = real_advance(*args, **kwargs)
+            advances.append(int(state is not None))
+            return state
+
+        monkeypatch.setattr(selectors, "state_after_move", counting_advance)
         loop_reads_done: list[int] = []
         real_loop_state = loop_reads.table_state
 
@@ -346,8 +361,10 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
         await database_sync_to_async(move)()
         frames = [await drain(ws) for ws in everyone]
         assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
-        assert len(reads) + len(loop_reads_done) == 1, "read once per socket, not per change"
+        made = len(reads) + len(loop_reads_done) + sum(advances)
+        assert made == 1, "made once per change, not per socket"
         assert len(loop_reads_done) == int(on_loop)
+        assert advances == ([1] if made_by == "kept" else [])
         assert len(contexts) == 5, contexts
         # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
         assert 'id="rack-area"' in frames[0][0]
@@ -361,3 +378,122 @@ async def test_a_change_is_read_once_and_each_view_rendered_once(
         for ws in everyone:
             await ws.disconnect()
         await loop_reads.stop()
+
+
+def rack_order(frame: str) -> list[str]:
+    """The tiles of the rack fragment in ``frame``, slot by slot."""
+    start = frame.index('id="rack-area"')
+    rack = frame[start : frame.index("rack-tools", start)]
+    return re.findall(r'data-tile="([^"]+)"', rack)
+
+
+def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
+    """How often this process reads a table (in a thread) and brings one forward."""
+    counts = {"reads": 0, "advances": 0}
+    real_state, real_advance = selectors.table_state, selectors.state_after_move
+
+    def counting_state(*args: Any, **kwargs: Any) -> Any:
+        counts["reads"] += 1
+        return real_state(*args, **kwargs)
+
+    def counting_advance(*args: Any, **kwargs: Any) -> Any:
+        state = real_advance(*args, **kwargs)
+        counts["advances"] += state is not None
+        return state
+
+    monkeypatch.setattr(selectors, "table_state", counting_state)
+    monkeypatch.setattr(selectors, "state_after_move", counting_advance)
+    return counts
+
+
+async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player arranges their rack over the socket (stored, not announced) and discards:
+    their frame comes from the state the process held, brought forward by the move, and its
+    rack is in their arrangement, the discarded tile gone."""
+
+    def setup() -> tuple[int, list[str], int, list[str]]:
+        table, users = user_table("duz")
+        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(44)).hands.get()
+        return table.pk, [cookie_for(u) for u in users], hand.pk, hand.view_for(0)["rack"]
+
+    table_id, cookies, hand_id, rack = await database_sync_to_async(setup)()
+    sockets = [socket(table_id, c) for c in cookies]
+    for ws in sockets:
+        assert (await ws.connect(timeout=5))[0]
+    try:
+        for ws in sockets:
+            await drain(ws)
+        counts = counting(monkeypatch)
+        arranged = [*reversed(rack), *[None] * (32 - len(rack))]
+        arranged[20], arranged[0] = arranged[0], None  # a gap, and a tile on the second row
+        await sockets[0].send_json_to({"type": "arrange", "hand": hand_id, "layout": arranged})
+        assert await drain(sockets[0]) == []  # stored, nothing to tell
+        gone = rack[3]
+        await sockets[0].send_json_to(
+            {
+                "type": "move",
+                "hand": hand_id,
+                "move": {"do": "discard", "tile": gone},
+                "expected_version": 0,
+            }
+        )
+        frames = [await drain(ws) for ws in sockets]
+        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+        assert counts == {"reads": 0, "advances": 1}
+        expected = list(arranged)
+        expected[expected.index(gone)] = None
+        assert rack_order(frames[0][0]) == [t for t in expected if t is not None]
+        assert all('id="rack-area"' not in f[0] for f in frames[1:])
+    finally:
+        for ws in sockets:
+            await ws.disconnect()
+
+
+async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afresh(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A socket whose rack is to go out with a move's frame (here: one that has not sent it,
+    as after a frame that failed) while another seat moved: the state brought forward does
+    not know how this seat arranged its rack since it was read, so the socket reads the
+    table for its frame, and the rack is in the seat's stored arrangement."""
+
+    def setup() -> tuple[int, list[str], list[Any], Hand]:
+        table, users = user_table("duz")
+        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(45)).hands.get()
+        return table.pk, [cookie_for(u) for u in users], users, hand
+
+    table_id, cookies, users, hand = await database_sync_to_async(setup)()
+    sockets = [socket(table_id, c) for c in cookies]
+    for ws in sockets:
+        assert (await ws.connect(timeout=5))[0]
+    try:
+        for ws in sockets:
+            await drain(ws)
+        rack = hand.view_for(2)["rack"]
+        arranged = [*[None] * (32 - len(rack)), *rack]
+
+        def arrange_and_move() -> None:
+            services.arrange(hand.pk, 2, arranged, by=users[2])
+            tile = hand.view_for(0)["rack"][0]
+            services.play(hand.pk, 0, {"do": "discard", "tile": tile}, by=users[0])
+
+        real_moved = table_socket.TableConsumer.hand_moved
+
+        async def forgetting(self: Any, event: dict[str, Any]) -> None:
+            if self.position == 2:
+                self.sent_rack = None
+            await real_moved(self, event)
+
+        monkeypatch.setattr(table_socket.TableConsumer, "hand_moved", forgetting)
+        counts = counting(monkeypatch)
+        await database_sync_to_async(arrange_and_move)()
+        frames = [await drain(ws) for ws in sockets]
+        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+        assert counts == {"reads": 1, "advances": 1}, "brought forward, and seat 2 read"
+        assert rack_order(frames[2][0]) == rack
+        assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
+    finally:
+        for ws in sockets:
+            await ws.disconnect()
