@@ -159,6 +159,27 @@ def _ready() -> Any:
     return _pool if _pool_loop is loop else None
 
 
+async def table_and_seats(table_id: int) -> Any:
+    """``reads.table_and_seats(table_id)``, read on the event loop; None where it cannot be
+    (no pool here, no such table, a failed read): read it in a thread."""
+    pool = _ready()
+    if pool is None:
+        return None
+    from games import reads
+
+    using = _using()
+    sql, params = reads.seats_query(table_id, using)
+    try:
+        async with pool.connection() as connection:
+            cursor = connection.cursor()
+            await cursor.execute(sql, params)
+            rows = await cursor.fetchall()
+    except Exception:
+        log.exception("a seats read on the event loop failed; reading in a thread")
+        return None
+    return reads.table_and_seats_of(rows, using) if rows else None
+
+
 async def table_state(table_id: int) -> Any:
     """``selectors.table_state(table_id)``, read on the event loop; None where it cannot be
     (no pool here, no such table or no hand at it, a failed read): read it in a thread."""

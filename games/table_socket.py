@@ -35,6 +35,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -44,7 +45,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import chat, live, loop_reads, messages, policy, selectors, services
+from games import chat, live, loop_reads, messages, policy, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, Hand, Table
 
@@ -115,10 +116,18 @@ _ONCE_MAX = 512
 # (``_state_of_change``).
 _KEPT: OrderedDict[int, asyncio.Future[selectors.TableState]] = OrderedDict()
 _KEPT_MAX = 1024
-# How long a state's seats stand for the table's (from its read): who is ``here`` depends on
-# the clock (the sockets of a server process that died go stale without a message), and a
-# player's new display name is not announced. Past this, a move's frame reads the table.
-KEEP_SECONDS = 10.0
+# Who sits and is ``here`` as a kept state has them is as of its read: a move does not change
+# them, and every change to them is announced (and read), except one: the sockets of a server
+# process that died go stale without a message (the clock marks their seats away, announced,
+# within its grace period). So while moves bring a state forward, its table and seats are
+# read again in the background once they are REFRESH_SECONDS old (off the move's frame; the
+# next move takes them); a state whose seats are KEEP_SECONDS old is not brought forward.
+REFRESH_SECONDS = 10.0
+KEEP_SECONDS = 30.0
+# The table and seats read again in the background, by table, with when the read began.
+_SEATS: OrderedDict[int, tuple[Table, tuple[Any, ...], float]] = OrderedDict()
+_REFRESHING: set[int] = set()
+_BACKGROUND: set[asyncio.Task[None]] = set()  # the refreshes running (a task needs a holder)
 
 
 def _keep(table_id: int, made: asyncio.Future[selectors.TableState]) -> None:
@@ -138,6 +147,60 @@ def _expired(made: asyncio.Future[selectors.TableState]) -> bool:
     if made.cancelled() or made.exception() is not None:
         return True
     return time.monotonic() - made.result().read_at >= KEEP_SECONDS
+
+
+async def _made_by(
+    held: asyncio.Future[selectors.TableState],
+) -> selectors.TableState | None:
+    """The state a kept task made (awaited if it is still being made); None if it failed, or
+    belongs to another event loop (tests run several)."""
+    if held.get_loop() is not asyncio.get_running_loop():
+        return None
+    try:
+        return await asyncio.shield(held)
+    except asyncio.CancelledError:
+        if held.cancelled():  # the loop is closing, or it was cancelled: not this task
+            return None
+        raise
+    except Exception:
+        return None
+
+
+def _with_fresher_seats(state: selectors.TableState) -> selectors.TableState:
+    """``state`` with the table and seats read again in the background since its read, if
+    any (a read that began after ``state``'s was made has seen at least what it saw); and a
+    new background read begun if its seats are ``REFRESH_SECONDS`` old."""
+    table_id = state.table.pk
+    fresher = _SEATS.pop(table_id, None)
+    if fresher is not None and fresher[2] > state.read_at:
+        table, seats, read_at = fresher
+        state = replace(state, table=table, seats=seats, read_at=read_at)
+    if time.monotonic() - state.read_at >= REFRESH_SECONDS and table_id not in _REFRESHING:
+        _REFRESHING.add(table_id)
+        task = asyncio.ensure_future(_read_seats(table_id))
+        _BACKGROUND.add(task)
+        task.add_done_callback(_BACKGROUND.discard)
+    return state
+
+
+async def _read_seats(table_id: int) -> None:
+    """Read the table and its seats for :func:`_with_fresher_seats` (on the loop where the
+    server reads there, else in a pool thread)."""
+    began = time.monotonic()
+    try:
+        found = await loop_reads.table_and_seats(table_id)
+        if found is None:
+            found = await _off_the_move_thread(reads.table_and_seats)(table_id)
+    except Table.DoesNotExist:
+        return
+    except Exception:  # the next move's frame tries again, or reads once KEEP_SECONDS pass
+        log.exception("reading the seats of table %s failed", table_id)
+        return
+    finally:
+        _REFRESHING.discard(table_id)
+    _SEATS[table_id] = (*found, began)
+    while len(_SEATS) > _KEPT_MAX:
+        _SEATS.popitem(last=False)
 
 
 async def _once(key: tuple[Any, ...], make: Any) -> Any:
@@ -392,23 +455,20 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
         if made is not None:
             _keep(self.table_id, made)
         apply = event.get("apply") if event.get("type") == "hand.moved" else None
+        state = None
         if isinstance(apply, dict) and held is not None and held is not made:
-            if held.get_loop() is asyncio.get_running_loop():
-                try:
-                    state: selectors.TableState | None = await asyncio.shield(held)
-                except Exception:  # its read failed: read now
-                    state = None
-                if state is not None and time.monotonic() - state.read_at < KEEP_SECONDS:
-                    hand = state.hand
-                    hand_id, version = event.get("hand"), event.get("version")
-                    if hand is not None and hand.pk == hand_id and isinstance(version, int):
-                        if hand.version >= version:
-                            return state  # read after the move had committed: it has it
-                        after = selectors.state_after_move(
-                            state, hand_id, version, event.get("seat", -1), apply
-                        )
-                        if after is not None:
-                            return after
+            state = await _made_by(held)
+        if state is not None:
+            state = _with_fresher_seats(state)
+            hand, hand_id, version = state.hand, event.get("hand"), event.get("version")
+            young = time.monotonic() - state.read_at < KEEP_SECONDS
+            if young and hand is not None and hand.pk == hand_id and isinstance(version, int):
+                if hand.version >= version:
+                    return state  # read after the move had committed: it has it
+                seat = event.get("seat", -1)
+                after = selectors.state_after_move(state, hand_id, version, seat, apply)
+                if after is not None:
+                    return after
         return await self._read_state()
 
     async def _read_state(self) -> selectors.TableState:

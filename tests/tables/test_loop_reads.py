@@ -95,6 +95,14 @@ async def test_it_reads_the_table_a_thread_reads(
         in_thread = await database_sync_to_async(selectors.table_state)(table_id)
         assert on_loop is not None
         assert_same_state(on_loop, in_thread)
+        # The table and seats alone (read again while moves are brought forward).
+        seats_on_loop = await loop_reads.table_and_seats(table_id)
+        assert seats_on_loop is not None
+        table, seats = seats_on_loop
+        assert fields(table) == fields(in_thread.table)
+        assert [(fields(s), s.here) for s in seats] == [
+            (fields(s), s.here) for s in in_thread.seats
+        ]
         # Every viewer's page is the same from either read.
         for viewer in [*users, AnonymousUser()]:
             assert selectors.table_context(table_id, viewer, state=on_loop) == (
@@ -117,6 +125,7 @@ async def test_a_table_with_no_hand_or_no_table_is_read_in_a_thread(settings: An
     try:
         assert await loop_reads.table_state(table_id) is None  # no hand: its match is read
         assert await loop_reads.table_state(table_id + 1000) is None  # Table.DoesNotExist
+        assert await loop_reads.table_and_seats(table_id + 1000) is None
     finally:
         await loop_reads.stop()
 
@@ -128,6 +137,7 @@ async def test_without_a_pool_on_this_loop_it_reads_nothing(settings: Any) -> No
     assert not loop_reads.enabled()
     loop_reads.start()
     assert await loop_reads.table_state(table_id) is None
+    assert await loop_reads.table_and_seats(table_id) is None
     assert loop_reads._pool is None and loop_reads._opening is None
 
 

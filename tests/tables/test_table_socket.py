@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
-from games import engine, loop_reads, selectors, services, table_socket
+from games import engine, loop_reads, reads, selectors, services, table_socket
 from games.catalog import ensure_variants
 from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
@@ -494,6 +495,72 @@ async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afr
         assert counts == {"reads": 1, "advances": 1}, "brought forward, and seat 2 read"
         assert rack_order(frames[2][0]) == rack
         assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
+    finally:
+        for ws in sockets:
+            await ws.disconnect()
+
+
+async def test_seats_are_read_again_in_the_background_while_moves_are_brought_forward(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A player's server process died (their presence row goes stale, nobody is told): while
+    moves are brought forward without a read, the table's seats are read again off the
+    move's frame once they are ``REFRESH_SECONDS`` old, and the next move's frame shows the
+    player gone; a state whose seats are ``KEEP_SECONDS`` old is read afresh."""
+
+    def setup() -> tuple[int, list[str], list[Any], int]:
+        table, users = user_table("duz")
+        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(46)).hands.get()
+        return table.pk, [cookie_for(u) for u in users], users, hand.pk
+
+    table_id, cookies, users, hand_id = await database_sync_to_async(setup)()
+    sockets = [socket(table_id, c) for c in cookies[:3]]
+    for ws in sockets:
+        assert (await ws.connect(timeout=5))[0]
+
+    def connect() -> None:
+        seat = Seat.objects.get(table_id=table_id, position=3)
+        services.socket_opened(seat, users[3], "a-socket-of-a-server-that-died")
+
+    def go_stale() -> None:
+        old = Presence.objects.get(channel_name="a-socket-of-a-server-that-died")
+        old.seen_at = old.seen_at - timedelta(seconds=Presence.FRESH + 1)
+        old.save(update_fields=["seen_at"])
+
+    def move(seat: int, do: str) -> None:
+        hand = Hand.objects.get(pk=hand_id)
+        extra = {"tile": hand.view_for(seat)["rack"][0]} if do == "discard" else {}
+        services.play(hand, seat, {"do": do, **extra}, by=users[seat])
+
+    try:
+        for ws in sockets:
+            await drain(ws)
+        await database_sync_to_async(connect)()
+        frames = [await drain(ws) for ws in sockets]
+        assert frames[1] and frames[1][-1].count('class="badge here"') == 4  # read as they came
+        await database_sync_to_async(go_stale)()
+        counts = counting(monkeypatch)
+        seat_reads: list[int] = []
+        real_seats = reads.table_and_seats
+
+        def counting_seats(*args: Any, **kwargs: Any) -> Any:
+            seat_reads.append(1)
+            return real_seats(*args, **kwargs)
+
+        monkeypatch.setattr(reads, "table_and_seats", counting_seats)
+        monkeypatch.setattr(table_socket, "REFRESH_SECONDS", 0.0)
+        await database_sync_to_async(move)(0, "discard")
+        (frame,) = await drain(sockets[1])
+        assert frame.count('class="badge here"') == 4, "brought forward: the seats as read"
+        assert counts == {"reads": 0, "advances": 1} and seat_reads == [1]
+        await database_sync_to_async(move)(1, "draw")
+        (frame,) = await drain(sockets[1])
+        assert frame.count('class="badge here"') == 3, "the seats read in the background"
+        assert counts == {"reads": 0, "advances": 2}
+        monkeypatch.setattr(table_socket, "KEEP_SECONDS", 0.0)
+        await database_sync_to_async(move)(1, "discard")
+        (frame,) = await drain(sockets[1])
+        assert counts == {"reads": 1, "advances": 2}, "too old to bring forward: read"
     finally:
         for ws in sockets:
             await ws.disconnect()
