@@ -169,8 +169,9 @@ if _broadcast is not None:
             self._bench_at = at
         await _hand_moved(self, event)
 
-    async def _timed_send_table(self: Any, change: Any = None, event: Any = None) -> None:
-        await _send_table(self, change, event)
+    async def _timed_send_table(self: Any, *args: Any, **kwargs: Any) -> None:
+        await _send_table(self, *args, **kwargs)
+        change = args[0] if args else kwargs.get("change")
         at = getattr(self, "_bench_at", None)
         if change is not None and at is not None:
             _record("framed", time.time() - at)

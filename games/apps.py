@@ -5,3 +5,6 @@ class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
     verbose_name = "Games"
+
+    def ready(self) -> None:
+        from games import signals  # noqa: F401  (connects the receivers)

@@ -1111,6 +1111,14 @@ def _ranking(table: Table, totals: list[int]) -> list[int]:
     return sorted(range(len(totals)), key=lambda s: totals[s], reverse=reverse)
 
 
+def name_changed(user_id: int) -> None:
+    """A player's name (display name or username) changed: the tables where they sit, and the
+    lobby, show it (after commit; a server that holds a table's state reads it again)."""
+    tables = Seat.objects.filter(user_id=user_id).values_list("table_id", flat=True)
+    for table_id in sorted(set(tables)):
+        _publish(table_id, {"type": "table.changed", "table": table_id})
+
+
 # ----------------------------------------------------------------------------- clock and presence
 def claim_timeout(hand: Hand | int, now: Any = None) -> Seat | None:
     """Claim a hand whose deadline has passed, once: the clock may then play that turn.

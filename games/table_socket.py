@@ -116,14 +116,16 @@ _ONCE_MAX = 512
 # (``_state_of_change``).
 _KEPT: OrderedDict[int, asyncio.Future[selectors.TableState]] = OrderedDict()
 _KEPT_MAX = 1024
-# Who sits and is ``here`` as a kept state has them is as of its read: a move does not change
-# them, and every change to them is announced (and read), except one: the sockets of a server
-# process that died go stale without a message (the clock marks their seats away, announced,
-# within its grace period). So while moves bring a state forward, its table and seats are
-# read again in the background once they are REFRESH_SECONDS old (off the move's frame; the
-# next move takes them); a state whose seats are KEEP_SECONDS old is not brought forward.
-REFRESH_SECONDS = 10.0
-KEEP_SECONDS = 30.0
+# The table and its seats (who sits, their names, who is ``here``) as a kept state has them
+# are as of its read: a move does not change them, and every change to them is announced,
+# and read. The one change nobody announces at once: the sockets of a server process that
+# died go stale (``Presence.FRESH``), and the clock marks their seats away at its next pass,
+# announced (``services.mark_gone_players_away``). As a safety net for anything unannounced
+# (a row edited by hand), while moves bring a state forward its table and seats are read
+# again in the background once REFRESH_SECONDS old (off the move's frame: the next move takes
+# them), and a state whose seats are KEEP_SECONDS old is not brought forward but read.
+REFRESH_SECONDS = 60.0
+KEEP_SECONDS = 180.0
 # The table and seats read again in the background, by table, with when the read began.
 _SEATS: OrderedDict[int, tuple[Table, tuple[Any, ...], float]] = OrderedDict()
 _REFRESHING: set[int] = set()

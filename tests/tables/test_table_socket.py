@@ -564,3 +564,34 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
     finally:
         for ws in sockets:
             await ws.disconnect()
+
+
+async def test_a_players_new_display_name_shows_at_their_table_at_once() -> None:
+    """A name is not part of a move: a seated player who renames themselves is announced to
+    their table (and so a server that brings the table's state forward by moves reads it)."""
+    from accounts.models import Profile
+
+    def setup() -> tuple[int, list[str], list[Any]]:
+        table, users = user_table("duz")
+        services.start_match(table, by=services.SYSTEM, seed=seed_of(47))
+        return table.pk, [cookie_for(u) for u in users], users
+
+    table_id, cookies, users = await database_sync_to_async(setup)()
+    sockets = [socket(table_id, c) for c in cookies[:2]]
+    for ws in sockets:
+        assert (await ws.connect(timeout=5))[0]
+    try:
+        for ws in sockets:
+            await drain(ws)
+
+        def rename() -> None:
+            profile = Profile.of(users[1])
+            profile.display_name = "Zeynep Kaya"
+            profile.save()
+
+        await database_sync_to_async(rename)()
+        frames = [await drain(ws) for ws in sockets]
+        assert all(f and "Zeynep Kaya" in f[-1] for f in frames), frames
+    finally:
+        for ws in sockets:
+            await ws.disconnect()
