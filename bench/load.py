@@ -59,9 +59,11 @@ run, and what it measures:
    (``/ws/bare/<id>/``, same cookies, same spread), and this process publishes to the
    ``bare-<id>`` groups through Redis (``channel_layer.group_send``) a message whose html has
    the median size of a table socket's frame, round robin over the tables, at the moves/s seen
-   under load, for ``--floor-duration`` s. Its latency, from the publish to each socket's
-   receipt, is what the transport costs with no database and no template; the report gives our
-   push latency over it (median and p99).
+   under load, for ``--floor-duration`` s (by default as long as the play: the floor's p99
+   is then estimated from as many messages as the push's, and over as long a stretch of the
+   machine's own hiccups; 30 s gave a p99 that moved by a third from run to run). Its
+   latency, from the publish to each socket's receipt, is what the transport costs with no
+   database and no template; the report gives our push latency over it (median and p99).
 
 At full speed the clients are a closed loop: each table always has a move in flight, so the
 servers are saturated and the latencies are mostly their queue (about tables / moves/s); the
@@ -990,7 +992,10 @@ def main() -> int:
     )
     parser.add_argument("--variant", default="classic", help="the tables' variant (classic)")
     parser.add_argument(
-        "--floor-duration", type=float, default=30, help="s of the bare floor's publishing (30)"
+        "--floor-duration",
+        type=float,
+        default=None,
+        help="s of the bare floor's publishing (as long as --duration)",
     )
     parser.add_argument(
         "--connect-concurrency", type=int, default=50, help="handshakes at a time (50)"
@@ -999,6 +1004,8 @@ def main() -> int:
     parser.add_argument("--clock", action="store_true", help="also run a run_clock worker")
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
+    if args.floor_duration is None:
+        args.floor_duration = args.duration
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a socket is a file, twice
@@ -1031,6 +1038,7 @@ def main() -> int:
             "duration_s": args.duration,
             "idle_s": args.idle,
             "think_s": args.think,
+            "floor_s": args.floor_duration,
             "variant": args.variant,
             "clock_worker": args.clock,
             "commit": code_version(),
