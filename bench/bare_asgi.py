@@ -20,6 +20,10 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
   (``TableConsumer._render``, one socket's fragments); and, where the socket has it,
   ``state`` (``selectors.table_state``, one read of a table in a thread) and
   ``loop_state`` (``games.loop_reads.table_state``, one read on the event loop).
+- **``GET /bench/published``**: JSON ``{"<hand>:<version>": t}``, the wall-clock time at
+  which this process handed each move's ``hand.moved`` message over after its commit (the
+  services' ``on_commit``): where push latency starts by the issue's definition ("commit
+  until every other seat's frame").
 
     python -m daphne -b 127.0.0.1 -p 8001 bench.bare_asgi:application
 """
@@ -147,6 +151,9 @@ for _name, _owner, _attribute in (
         setattr(_owner, _attribute, _timed(_name, getattr(_owner, _attribute)))
 
 
+# Each move's commit, as the time its message was handed over after it (/bench/published).
+_published: dict[str, float] = {}
+
 # Where a push's time goes in the servers: a move's group message is stamped (wall clock) as
 # the services hand it over after commit; a table socket records its age when the socket's
 # handler gets it ("arrived") and when the socket has sent its frame ("framed").
@@ -157,6 +164,7 @@ if _broadcast is not None:
     def _stamped_send(group: str, message: dict[str, Any]) -> None:
         if message.get("type") == "hand.moved":
             message = {**message, "bench_at": time.time()}
+            _published[f"{message.get('hand')}:{message.get('version')}"] = message["bench_at"]
         _send(group, message)
 
     _broadcast.send = _stamped_send
@@ -258,9 +266,18 @@ bare_socket = AllowedHostsOriginValidator(
 )
 
 
+async def _published_moves(scope: Any, receive: Any, send: Any) -> None:
+    body = json.dumps(_published).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 async def application(scope: Any, receive: Any, send: Any) -> Any:
     if scope["type"] == "http" and scope["path"] == "/bench/stats":
         return await _stats(scope, receive, send)
+    if scope["type"] == "http" and scope["path"] == "/bench/published":
+        return await _published_moves(scope, receive, send)
     if scope["type"] == "websocket" and scope["path"].startswith("/ws/bare/"):
         return await bare_socket(scope, receive, send)
     return await site(scope, receive, send)
