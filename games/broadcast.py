@@ -8,6 +8,14 @@ message is put on its queue (microseconds) and sent in order by one task over th
 kept connection. The caller does not wait for Redis: the database has committed already,
 and the layer is best effort anyway (clients that miss a message re-fetch by version).
 
+In an ASGI server the messages go out on the server's own event loop instead (the server
+names it with its first connection: ``games.live.ServerTasks``), through the same queue and
+one task there. A publishing thread would need the GIL back after each of a send's Redis
+round trips (channels_redis's ``group_send`` makes three), and while the loop renders frames
+it waits up to the interpreter's switch interval (5 ms) each time: a move's message, already
+committed, could reach every socket 10-15 ms late. The thread stays for code with no server
+loop (the clock worker, management commands, tests), and for a server whose loop has stopped.
+
 The in-memory layer lives on the ASGI server's own event loop and is not thread-safe, so it
 keeps ``async_to_sync``, which from a server's worker thread runs the send on that loop.
 """
@@ -30,16 +38,39 @@ FLUSH_SECONDS = 2.0
 
 
 class _Publisher:
-    """One daemon thread running an event loop, and one task sending queued messages in
-    the order they were queued."""
+    """One task sending queued messages in the order they were queued: on the server's event
+    loop where there is one (:meth:`use_server_loop`), else on the event loop of a daemon
+    thread of its own."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._queue: asyncio.Queue[tuple[Any, str, dict[str, Any]]] | None = None
         self._thread: threading.Thread
+        self._server_loop: asyncio.AbstractEventLoop | None = None
+        self._server_queue: asyncio.Queue[tuple[Any, str, dict[str, Any]]] | None = None
+        self._server_task: asyncio.Task[None] | None = None
         self._pending = 0
         self._idle = threading.Condition(self._lock)
+
+    def use_server_loop(self) -> None:
+        """From now on, send on the running loop (the server's): called on it."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._server_loop is loop and self._server_task is not None:
+                if not self._server_task.done():
+                    return
+            queue: asyncio.Queue[tuple[Any, str, dict[str, Any]]] = asyncio.Queue()
+            self._server_loop, self._server_queue = loop, queue
+            self._server_task = loop.create_task(self._drain(queue), name="okey-publisher")
+
+    def _target(self) -> tuple[asyncio.AbstractEventLoop, Any]:
+        """The loop to send on, and its queue: the server's while it runs."""
+        with self._lock:
+            loop, queue = self._server_loop, self._server_queue
+        if loop is not None and loop.is_running() and not loop.is_closed():
+            return loop, queue
+        return self._ensure(), self._queue
 
     def _ensure(self) -> asyncio.AbstractEventLoop:
         with self._lock:
@@ -59,12 +90,15 @@ class _Publisher:
         self._loop = loop
         self._queue = asyncio.Queue()
         started.set()
-        loop.run_until_complete(self._drain())
+        loop.run_until_complete(self._drain(self._queue))
 
-    async def _drain(self) -> None:
-        assert self._queue is not None
-        while True:
-            layer, group, message = await self._queue.get()
+    async def _drain(self, queue: asyncio.Queue[tuple[Any, str, dict[str, Any]]]) -> None:
+        me = asyncio.current_task()
+        # A cancelled sender stops even if the Redis client swallowed the CancelledError
+        # (as the layer's reader does: okeysite.channel_layers), or a closing loop would
+        # wait for it forever.
+        while me is None or not me.cancelling():
+            layer, group, message = await queue.get()
             try:
                 await layer.group_send(group, message)
             except Exception:  # the database is the truth; a lost message only delays a client
@@ -76,11 +110,16 @@ class _Publisher:
                         self._idle.notify_all()
 
     def put(self, layer: Any, group: str, message: dict[str, Any]) -> None:
-        loop = self._ensure()
+        loop, queue = self._target()
         with self._lock:
             self._pending += 1
-        assert self._queue is not None
-        loop.call_soon_threadsafe(self._queue.put_nowait, (layer, group, message))
+        assert queue is not None
+        try:
+            loop.call_soon_threadsafe(queue.put_nowait, (layer, group, message))
+        except RuntimeError:  # the server's loop closed just now: the thread sends it
+            thread_loop = self._ensure()
+            assert self._queue is not None
+            thread_loop.call_soon_threadsafe(self._queue.put_nowait, (layer, group, message))
 
     def flush(self, timeout: float = FLUSH_SECONDS) -> bool:
         """Wait until every queued message has been sent (or failed); False on a timeout."""
@@ -106,6 +145,11 @@ def send(group: str, message: dict[str, Any]) -> None:
             log.exception("publishing to %s failed", group)
         return
     _publisher.put(layer, group, message)
+
+
+def use_server_loop() -> None:
+    """Publish on the running event loop, the ASGI server's (``games.live.ServerTasks``)."""
+    _publisher.use_server_loop()
 
 
 def flush(timeout: float = FLUSH_SECONDS) -> bool:

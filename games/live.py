@@ -161,9 +161,11 @@ class ServerTasks:
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         _start()
-        from games import loop_reads
+        from games import broadcast, loop_reads
 
         loop_reads.start()  # the server's own pool for the sockets' reads (PostgreSQL)
+        if settings.BROADCAST_ON_SERVER_LOOP:
+            broadcast.use_server_loop()  # messages after commit go out on this loop
         return await self.app(scope, receive, send)
 
 

@@ -181,6 +181,10 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREP
 DB_LOOP_READS = env.bool("DB_LOOP_READS", default=True)
 DB_LOOP_POOL_MAX = env.int("DB_LOOP_POOL_MAX", default=4)
 
+# In an ASGI server, messages after commit go out on the server's own event loop, not from a
+# publishing thread that would wait for the GIL after each Redis round trip (games.broadcast).
+BROADCAST_ON_SERVER_LOOP = True
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 

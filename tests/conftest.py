@@ -99,6 +99,16 @@ def _no_loop_reads(settings: Any) -> None:
     settings.DB_LOOP_READS = False
 
 
+@pytest.fixture(autouse=True)
+def _broadcast_from_a_thread(settings: Any) -> None:
+    """Messages after commit go out from the publishing thread, as in a worker: a test's event
+    loop closes with the test, and a send or a pop of the Redis layer still running on it
+    (the client can swallow their cancellation) would keep it from closing. The daphne
+    processes of the live-server tests publish on their loops; tests/test_broadcast.py tests
+    it on a loop of its own."""
+    settings.BROADCAST_ON_SERVER_LOOP = False
+
+
 # ------------------------------------------------------------------------------- test database
 @pytest.fixture(scope="session")
 def django_db_modify_db_settings(

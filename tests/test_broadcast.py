@@ -89,3 +89,54 @@ def test_it_sends_on_the_in_memory_layer_from_a_thread(settings: Any) -> None:
 
     received = asyncio.run(_receive_all(layer, "memory-test", 3, send))
     assert [m["n"] for m in received] == [0, 1, 2]
+
+
+def test_in_a_server_it_publishes_on_the_servers_loop_in_order(
+    redis_layer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server names its loop (``games.live.ServerTasks``): the messages its worker threads
+    publish after commit are sent there, in order, not by a thread of their own (which would
+    wait for the GIL after each Redis round trip while the loop renders)."""
+    real_send = type(redis_layer).group_send
+    sent_by: list[int] = []
+
+    async def recording(self: Any, group: str, message: dict[str, Any]) -> None:
+        sent_by.append(threading.get_ident())
+        await real_send(self, group, message)
+
+    monkeypatch.setattr(type(redis_layer), "group_send", recording)
+    # The server's loop, in a thread of its own (the test receives on another loop).
+    server = asyncio.new_event_loop()
+    server_thread = threading.Thread(target=server.run_forever, daemon=True)
+    server_thread.start()
+
+    async def serve() -> None:
+        broadcast.use_server_loop()
+
+    asyncio.run_coroutine_threadsafe(serve(), server).result(5)
+    try:
+
+        def send() -> None:
+            for n in range(20):
+                broadcast.send("broadcast-server", {"type": "hand.moved", "n": n})
+            assert broadcast.flush()
+
+        received = asyncio.run(_receive_all(redis_layer, "broadcast-server", 20, send))
+        assert [m["n"] for m in received] == list(range(20))
+        assert set(sent_by) == {server_thread.ident}
+    finally:
+
+        async def stop() -> None:
+            for task in asyncio.all_tasks():
+                if task is not asyncio.current_task():
+                    task.cancel()
+
+        asyncio.run_coroutine_threadsafe(stop(), server).result(5)
+        server.call_soon_threadsafe(server.stop)
+        server_thread.join(5)
+        server.close()
+    # The server's loop has gone: the thread publishes again.
+    sent_by.clear()
+    broadcast.send("broadcast-after", {"type": "x"})
+    assert broadcast.flush()
+    assert sent_by and sent_by[0] not in (server_thread.ident, threading.get_ident())
