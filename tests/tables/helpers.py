@@ -25,10 +25,15 @@ def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = 
     return table
 
 
-def user_table(variant: str, options: dict[str, Any] | None = None) -> tuple[Table, list[Any]]:
+def user_table(
+    variant: str, options: dict[str, Any] | None = None, players: int = 4
+) -> tuple[Table, list[Any]]:
+    """A table of ``players`` seats, each held by a new user."""
     User = get_user_model()
     ensure_variants()
-    table = services.create_table(variant=variant, created_by=None, options=options)
+    table = services.create_table(
+        variant=variant, created_by=None, options=options, players=players
+    )
     users = []
     for p in range(table.players):
         user = User.objects.create_user(f"{variant}-p{p}-{table.pk}", password="x")

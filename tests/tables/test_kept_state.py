@@ -14,7 +14,6 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from games import broadcast, selectors, services
-from games.catalog import ensure_variants
 from games.models import Hand, Seat
 
 from .helpers import connect, random_move, seed_of, user_table
@@ -45,19 +44,8 @@ def published(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
 
 
 def a_table(variant: str, players: int) -> tuple[Any, list[Any]]:
-    if players == 4:
-        table, users = user_table(variant)
-    else:
-        from django.contrib.auth import get_user_model
-
-        ensure_variants()
-        table = services.create_table(variant=variant, created_by=None, players=players)
-        users = [
-            get_user_model().objects.create_user(f"kept-{table.pk}-{p}", password="x")
-            for p in range(players)
-        ]
-        for p, user in enumerate(users):
-            services.sit(table, user, p)
+    """A table whose players all have a socket open."""
+    table, users = user_table(variant, players=players)
     connect(table, users)
     return table, users
 

@@ -11,14 +11,12 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Profile
 from games import loop_reads, selectors, services
-from games.catalog import ensure_variants
 from games.models import Hand, Presence
 
 from .helpers import connect, play_random_moves, seed_of, user_table
@@ -38,17 +36,7 @@ def a_table_in_play(variant: str, moves: int, players: int = 4) -> tuple[int, li
     """A table mid-hand (or at its end): a player with a display name, one whose socket went
     stale, a rack arranged by hand, and ``moves`` random legal moves (openings among them in
     the open variants)."""
-    if players == 4:
-        table, users = user_table(variant)
-    else:
-        ensure_variants()
-        table = services.create_table(variant=variant, created_by=None, players=players)
-        users = [
-            get_user_model().objects.create_user(f"loop-{table.pk}-{p}", password="x")
-            for p in range(players)
-        ]
-        for p, user in enumerate(users):
-            services.sit(table, user, p)
+    table, users = user_table(variant, players=players)
     Profile.objects.create(user=users[0], display_name="Ayşe Öz")
     connect(table, users)
     stale = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
