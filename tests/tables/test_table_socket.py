@@ -388,6 +388,13 @@ def rack_order(frame: str) -> list[str]:
     return re.findall(r'data-tile="([^"]+)"', rack)
 
 
+async def one_frame_each(sockets: list[Any], version: int) -> list[list[str]]:
+    """Every socket's frames after a change: one each, at ``version``."""
+    frames = [await drain(ws) for ws in sockets]
+    assert all(len(f) == 1 and version_of(f[0]) == version for f in frames), frames
+    return frames
+
+
 def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How often this process reads a table (in a thread) and brings one forward."""
     counts = {"reads": 0, "advances": 0}
@@ -440,8 +447,7 @@ async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_re
                 "expected_version": 0,
             }
         )
-        frames = [await drain(ws) for ws in sockets]
-        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+        frames = await one_frame_each(sockets, version=1)
         assert counts == {"reads": 0, "advances": 1}
         expected = list(arranged)
         expected[expected.index(gone)] = None
@@ -490,8 +496,7 @@ async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afr
         monkeypatch.setattr(table_socket.TableConsumer, "hand_moved", forgetting)
         counts = counting(monkeypatch)
         await database_sync_to_async(arrange_and_move)()
-        frames = [await drain(ws) for ws in sockets]
-        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+        frames = await one_frame_each(sockets, version=1)
         assert counts == {"reads": 1, "advances": 1}, "brought forward, and seat 2 read"
         assert rack_order(frames[2][0]) == rack
         assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
