@@ -28,6 +28,10 @@ CANNED: dict[str, Any] = {
 }
 
 MAX_LENGTH = ChatMessage.MAX_LENGTH
+# A text longer than this as typed is refused before it is cleaned (cleaning costs time on
+# the server's one write thread, and cannot shorten it to MAX_LENGTH): room for spaces round
+# it and letters typed decomposed (a letter and its accent are two characters until NFC).
+MAX_TYPED = 4 * MAX_LENGTH
 # At most RATE_COUNT messages per RATE_SECONDS per user, across every table (counted from
 # the user's recent ChatMessage rows, so it holds across server processes).
 RATE_COUNT = 5
@@ -41,6 +45,15 @@ _INVISIBLE = frozenset(
     "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
     "\u2060\u2066\u2067\u2068\u2069\ufeff"
 )
+
+
+def check_typed(text: Any) -> None:
+    """The checks of a text that cost nothing, made before any other work: it is text, and
+    not longer than ``MAX_TYPED`` as typed."""
+    if not isinstance(text, str):
+        raise GameError("bad_chat", "a chat message is text")
+    if len(text) > MAX_TYPED:
+        raise GameError("chat_too_long", f"a message has at most {MAX_LENGTH} characters")
 
 
 def clean_text(text: Any) -> str:

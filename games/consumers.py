@@ -12,14 +12,16 @@ from typing import Any
 from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils.html import format_html
 
-from games import live
+from games import live, messages
+from games.socket_guard import Guarded
 from games.table_socket import TableConsumer  # the table's socket, for the routing
 
 LOBBY_GROUP = "lobby"
 
 
-class LobbyConsumer(live.QuietSend, AsyncWebsocketConsumer):
+class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     """The lobby socket.
 
     On connect it sends, in one frame, the greeting (``#lobby-status``) and the live part of
@@ -33,12 +35,17 @@ class LobbyConsumer(live.QuietSend, AsyncWebsocketConsumer):
     Players online: a signed-in viewer's socket has a ``LobbyPresence`` row, kept fresh by its
     server process's heartbeat (``games.live``), deleted on close; the count is taken from the
     database (``games.lobby.online_count``), so it covers every daphne process.
+
+    :class:`Guarded` refuses a message larger than the protocol needs, unread, answers a
+    failure nobody foresaw with a refusal, and deletes the presence of a socket that ends
+    without its disconnect.
     """
 
     debounce_seconds = 0.2
     pending: "asyncio.Task[None] | None" = None
     sent_html: str | None = None
     signed_in = False
+    language = "en"
 
     async def connect(self) -> None:
         from games import services
@@ -72,6 +79,19 @@ class LobbyConsumer(live.QuietSend, AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The lobby takes no commands; a client may only ask for the list again.
         await self._send_lobby(force=True)
+
+    async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+        """Why a message was refused, in the status line (the lobby has no other notice)."""
+        from django.utils import translation
+
+        with translation.override(self.language):
+            html = format_html(
+                '<p id="lobby-status" class="status refused" role="alert" hx-swap-oob="true"'
+                ' data-error="{}">{}</p>',
+                code,
+                messages.refusal(code, message),
+            )
+        await self.send(text_data=html)
 
     async def lobby_html(self, event: dict[str, Any]) -> None:
         """Forward an HTML fragment sent to the lobby group to this socket."""

@@ -82,6 +82,11 @@ REFUSALS: dict[str, Any] = {
     "chat_mute_self": gettext_lazy("You cannot mute yourself."),
     "bad_chat": gettext_lazy("That message is not understood."),
     "season_options": gettext_lazy("This table's options are not the season's table options."),
+    # Any socket (games.socket_guard).
+    "too_big": gettext_lazy("That message is too long to be read."),
+    "server_error": gettext_lazy(
+        "Something went wrong on the server. Refresh the page and try again."
+    ),
 }
 
 

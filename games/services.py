@@ -623,20 +623,25 @@ def send_chat(
     who may (signed in, may see the table, its chat on); the text is cleaned and checked
     (``games.chat.clean_text``); at most ``chat.RATE_COUNT`` messages per
     ``chat.RATE_SECONDS`` per user across all tables. The message is kept with the table's
-    latest match (the one being played, or the last one; none before the first)."""
+    latest match (the one being played, or the last one; none before the first).
+
+    The cheap checks come first (the text's type and size as typed, then the rate), so that
+    an oversized or too frequent message costs no cleaning."""
     if canned and text:
         raise GameError("bad_chat", "a message is either text or a canned phrase")
+    if not canned:
+        chat.check_typed(text)
     with transaction.atomic():
         table, seats = _chat_table(table_id)
         policy.check_chat(table, seats, user, invite)
         key = chat.check_canned(canned) if canned else ""
-        body = "" if key else chat.clean_text(text)
         _lock_user(user)  # one user's messages are counted one at a time
         since = timezone.now() - timedelta(seconds=chat.RATE_SECONDS)
         if ChatMessage.objects.filter(user_id=user.pk, created_at__gte=since).count() >= (
             chat.RATE_COUNT
         ):
             raise GameError("chat_too_fast", "too many messages: wait a few seconds")
+        body = "" if key else chat.clean_text(text)
         match_id = (
             Match.objects.filter(table_id=table_id)
             .order_by("-started_at", "-id")
@@ -743,7 +748,7 @@ def play(
     and version, set the deadline, close the hand and match when they end (dealing the next
     hand), and publish after commit. ``level`` names the bot level that chose a bot's move.
     """
-    pk = hand.pk if isinstance(hand, Hand) else hand
+    pk = _hand_pk(hand)
     if isinstance(seat, bool) or not isinstance(seat, int):
         raise GameError("bad_seat", f"a seat is a number, not {seat!r}")
     if not isinstance(move, dict):
@@ -759,6 +764,8 @@ def play(
     try:
         with transaction.atomic():
             return _play_locked(pk, seat, move, by, expected_version, client_move_id, level)
+    except Hand.DoesNotExist as exc:
+        raise GameError("no_hand", f"there is no hand {pk}") from exc
     except IntegrityError:
         # A move sent again passed the checks (or two raced): the unique id kept the first.
         repeated = _repeat_of(pk, client_move_id, seat, by)
@@ -792,7 +799,7 @@ def submit(
     """
     if not isinstance(request, dict) or not isinstance(request.get("do"), str):
         raise GameError("bad_move", "a move is an object with a 'do' field")
-    pk = hand.pk if isinstance(hand, Hand) else hand
+    pk = _hand_pk(hand)
     move = {k: v for k, v in request.items() if k not in ("layout", "tiles")}
     arranged = request.get("layout")
     if arranged is not None:
@@ -825,8 +832,10 @@ def submit(
 def arrange(hand: Hand | int, seat: int, layout: Any, *, by: Any) -> list[str | None]:
     """Keep how the seat's holder arranged their rack. It must hold exactly the rack's tiles.
     Not game state (no version, no broadcast): private to the seat, like the rack."""
-    pk = hand.pk if isinstance(hand, Hand) else hand
-    h = Hand.objects.select_related("match").get(pk=pk)
+    pk = _hand_pk(hand)
+    h = Hand.objects.select_related("match").filter(pk=pk).first()
+    if h is None:
+        raise GameError("no_hand", f"there is no hand {pk}")
     seat_row = Seat.objects.filter(table_id=h.match.table_id, position=seat).first()
     if seat_row is None:
         raise GameError("bad_seat", f"no seat {seat} at this table")
@@ -844,11 +853,23 @@ def arrange(hand: Hand | int, seat: int, layout: Any, *, by: Any) -> list[str | 
 
 def _layout_of(hand_id: int, seat: int) -> list[str | None]:
     """The seat's stored layout, fitted to its rack now."""
-    h = Hand.objects.get(pk=hand_id)
+    h = Hand.objects.filter(pk=hand_id).first()
+    if h is None:
+        raise GameError("no_hand", f"there is no hand {hand_id}")
     stored = (
         Participant.objects.filter(hand=h, position=seat).values_list("layout", flat=True).first()
     )
     return rack_layout.reconcile(stored or [], h.view_for(seat)["rack"])
+
+
+def _hand_pk(hand: Any) -> int:
+    """A hand's id as a client may send it: a number an id can be (a row's id is a positive
+    64-bit integer; a bigger one would overflow the database's), else there is no such hand."""
+    if isinstance(hand, Hand):
+        return int(hand.pk)
+    if isinstance(hand, bool) or not isinstance(hand, int) or not 0 < hand < 2**63:
+        raise GameError("no_hand", f"there is no hand {hand!r}")
+    return hand
 
 
 def _repeat_of(
@@ -1085,6 +1106,8 @@ def deal_next_hand(match: Match | int, *, now: Any = None, force: bool = False) 
 def ready(table: Table | int, user: AbstractBaseUser) -> Hand | None:
     """A player is ready for the next hand; when every human at the table is, it is dealt."""
     table_id = table.pk if isinstance(table, Table) else table
+    if policy.viewer_id(user) is None:  # an anonymous visitor has no seat to be ready at
+        raise GameError("not_seated", "you have no seat at this table")
     with transaction.atomic():
         m = (
             Match.objects.select_for_update(of=("self",))

@@ -48,6 +48,7 @@ from django.utils import translation
 from games import chat, live, loop_reads, messages, policy, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, Hand, Table
+from games.socket_guard import Guarded
 
 log = logging.getLogger(__name__)
 
@@ -243,7 +244,10 @@ def language_of(scope: dict[str, Any]) -> str:
         return settings.LANGUAGE_CODE
 
 
-class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
+class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
+    """A table's socket; :class:`Guarded` refuses oversized messages, answers a handler's
+    unforeseen failure and cleans up after a socket that ends without its disconnect."""
+
     table_id: int
     seat_id: int | None = None
     position: int | None = None
@@ -317,7 +321,7 @@ class TableConsumer(live.QuietSend, AsyncWebsocketConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
             data = json.loads(text_data or "")
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             data = None
         if not isinstance(data, dict):
             await self._refuse("bad_move", "a message is a JSON object with a 'type'")

@@ -39,7 +39,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     fragments, or with the reason a move was refused (and nothing changes)."""
     try:
         data: Any = json.loads(request.POST.get("payload") or request.body or b"")
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         data = None
     try:
         if not isinstance(data, dict):
@@ -91,7 +91,7 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     if "payload" in request.POST:
         try:
             data = json.loads(request.POST["payload"])
-        except ValueError:
+        except (ValueError, RecursionError):
             data = None
     else:  # a plain form
         data = {"type": "chat", **{k: request.POST.get(k) for k in ("text", "canned")}}

@@ -25,7 +25,13 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
+from games.socket_guard import SERVER_MAX_MESSAGE_BYTES
+
 MANAGE = Path(settings.BASE_DIR) / "manage.py"
+# Daphne closes a socket whose message or frame is larger (it accepts 1 MiB by default): far
+# above what the consumers read (games.socket_guard.MAX_MESSAGE_LENGTH), which they refuse
+# with a message. The Procfile passes the same.
+WEBSOCKET_MAX_BYTES = SERVER_MAX_MESSAGE_BYTES
 
 
 class Command(BaseCommand):
@@ -61,6 +67,10 @@ class Command(BaseCommand):
                 options["host"],
                 "-p",
                 str(options["port"] + i),
+                "--websocket-max-message-size",
+                str(WEBSOCKET_MAX_BYTES),
+                "--websocket-max-frame-size",
+                str(WEBSOCKET_MAX_BYTES),
                 options["application"],
             ]
             for i in range(options["processes"])
