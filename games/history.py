@@ -65,6 +65,17 @@ class Access:
         return self.hand.status == Hand.Status.PLAYING
 
     @property
+    def last_move(self) -> int:
+        """The last move the viewer may replay: the hand's version, or, while it is live, the
+        version at which staff took the viewer off their seat (the seat's rack after that is
+        someone else's to see)."""
+        if self.live and self.seat is not None:
+            mine = next(p for p in self.participants if p.position == self.seat)
+            if mine.left_at is not None:
+                return min(mine.left_at, self.hand.version)
+        return self.hand.version
+
+    @property
     def shown_seat(self) -> int | None:
         """The seat whose view the replay shows: the viewer's own while the hand is live;
         None once it is over (every rack, every drawn tile)."""
@@ -142,9 +153,10 @@ def dealt(hand: Hand) -> engine.Hand:
     )
 
 
-def recorded_moves(hand: Hand) -> list[Move]:
-    """The hand's move log up to its current version, in order."""
-    return list(hand.moves.filter(number__lte=hand.version).order_by("number"))
+def recorded_moves(hand: Hand, last: int | None = None) -> list[Move]:
+    """The hand's move log up to its current version (or up to move ``last``), in order."""
+    upto = hand.version if last is None else min(last, hand.version)
+    return list(hand.moves.filter(number__lte=upto).order_by("number"))
 
 
 def rebuild(hand: Hand, moves: list[Move]) -> engine.Hand:
@@ -249,7 +261,7 @@ def _hand_data(acc: Access) -> dict[str, Any]:
         "status": h.status,
         "status_display": h.get_status_display(),
         "live": acc.live,
-        "version": h.version,
+        "version": acc.last_move,
         "commitment": h.commitment,
         # The seed only once the hand is over (Hand.revealed_seed).
         "seed": h.revealed_seed,
@@ -527,7 +539,7 @@ def hand_replay(request: HttpRequest, hand_id: int, step: int = 0) -> HttpRespon
     """The replay at a step (``/hands/<id>/`` is step 0, the deal). htmx asks for the
     ``step`` fragment alone (Previous/Next and the move list swap it and push its URL)."""
     acc = _access_or_404(request, hand_id)
-    moves = recorded_moves(acc.hand)
+    moves = recorded_moves(acc.hand, acc.last_move)
     if not 0 <= step <= len(moves):
         raise Http404("no such step")
     try:

@@ -304,6 +304,11 @@ class Hand(models.Model):
     # A seated player hid this hand from spectators: they see the seats and scores, not the
     # board, until the hand is over.
     hidden = models.BooleanField(default=False)
+    # Counts the changes to who may see what of this hand while it is played (hidden from
+    # spectators, a seat changing hands, the table's privacy or invite). Every move's message
+    # carries it: a server process that missed such a change's own message sees the count
+    # differ at the next move and reads the table instead of bringing its kept state forward.
+    visibility = models.PositiveIntegerField(default=0)
     updated_at = models.DateTimeField(auto_now=True)
     ending = models.CharField(max_length=10, blank=True)
     finisher = models.PositiveSmallIntegerField(null=True, blank=True)
@@ -366,6 +371,9 @@ class Participant(models.Model):
     # How the holder arranged their rack on the stand (``games.engine.layout``): kept so that
     # a reload or a reconnect shows it unchanged. Private to the seat, like the rack.
     layout = models.JSONField(default=list, blank=True)
+    # The hand's version when staff took the player off the seat while the hand was played
+    # (None: they held it throughout): until the hand is over they replay it up to there.
+    left_at = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["hand", "position"]

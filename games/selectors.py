@@ -195,13 +195,16 @@ def state_after_move(
     the events the service stored.
 
     None where it cannot be brought forward: ``state`` is not the hand at the version before,
-    the move ended the hand, or it changed another seat's rack (whose layout is not known).
+    who may see what changed since it was read (``Hand.visibility``), the move ended the
+    hand, or it changed another seat's rack (whose layout is not known).
     ``state`` itself is not changed (frames may be rendering it)."""
     hand, before = state.hand, state.engine_hand
     if hand is None or before is None or hand.pk != hand_id or hand.version != version - 1:
         return None
     if hand.status != Hand.Status.PLAYING:
         return None
+    if apply.get("visibility") != hand.visibility:
+        return None  # who may see what changed since the read (its message may be lost)
     action = apply.get("action")
     if not isinstance(action, dict) or action.get("do") == "finish":
         return None

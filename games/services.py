@@ -18,6 +18,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connections, router, transaction
+from django.db.models import F
 from django.utils import timezone
 
 from games import broadcast, chat, engine, policy, reads, selectors
@@ -67,6 +68,17 @@ def _publish(table_id: int, message: dict[str, Any]) -> None:
     transaction.on_commit(lambda: broadcast.send(table_group(table_id), message))
     if message.get("type") in _LOBBY_MESSAGES:
         _publish_lobby()
+
+
+def _visibility_changed(table_id: int) -> None:
+    """Who may see what at the table changes (in the caller's transaction): the hand being
+    played counts it (``Hand.visibility``), and every move's message carries the count, so a
+    server process that misses this change's message reads the table again at the next move
+    instead of bringing a stale state forward (``games.table_socket``). Called before the
+    table's row is locked: a move locks its hand first too."""
+    Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING).update(
+        visibility=F("visibility") + 1
+    )
 
 
 def _publish_lobby() -> None:
@@ -162,6 +174,7 @@ def sit(
     """Seat a player at an empty place (the first free one if none is named), or give them
     their own seat back (an away player returns)."""
     with transaction.atomic():
+        _visibility_changed(table.pk if isinstance(table, Table) else table)
         t, seats = _locked_table(table)
         _lock_user(user)  # one live table per player: two sits by one user run one at a time
         elsewhere = None if t.other_tables else _live_elsewhere(user, t.pk)
@@ -270,6 +283,7 @@ def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEV
     pk = seat.pk if isinstance(seat, Seat) else seat
     table_id = Seat.objects.values_list("table_id", flat=True).get(pk=pk)
     with transaction.atomic():
+        _visibility_changed(table_id)
         t, seats = _locked_table(table_id)
         s = next(x for x in seats if x.pk == pk)
         if not s.user_id:
@@ -277,6 +291,11 @@ def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEV
         if t.status == Table.Status.PLAYING:
             if level not in Seat.Bot.values or not level:
                 raise GameError("bad_bot", f"no bot level {level!r}")
+            # Until the hand being played is over, its replay shows them no further than this.
+            for hand in Hand.objects.filter(match__table_id=t.pk, status=Hand.Status.PLAYING):
+                Participant.objects.filter(
+                    hand=hand, position=s.position, user_id=s.user_id, left_at=None
+                ).update(left_at=hand.version)
             _free(s)
             s.bot_level = level
             s.save(update_fields=["bot_level"])
@@ -429,6 +448,8 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
     if unknown:
         raise GameError("read_only", f"{', '.join(sorted(unknown))} cannot be changed")
     with transaction.atomic():
+        if "is_private" in changes:
+            _visibility_changed(table.pk if isinstance(table, Table) else table)
         t, _ = _locked_table(table)
         season = changes.get("season", t.season)
         if season is not None and season.league.variant_id != t.variant_id:
@@ -589,7 +610,8 @@ def hide_from_spectators(table_id: int, by: Any) -> Hand:
         assert hand is not None  # checked by the policy
         if not hand.hidden:
             hand.hidden = True
-            hand.save(update_fields=["hidden", "updated_at"])
+            hand.visibility += 1
+            hand.save(update_fields=["hidden", "visibility", "updated_at"])
             _publish(table_id, {"type": "table.changed", "table": table_id})
     return hand
 
@@ -974,6 +996,7 @@ def _play_locked(
         # move changed more than the hand's row (a seat back from away, a closed hand).
         message["apply"] = {
             "action": result.move,
+            "visibility": h.visibility,
             "deadline": h.deadline.isoformat() if h.deadline else None,
             "updated_at": h.updated_at.isoformat(),
             "layout": h.move_layout,

@@ -261,6 +261,7 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     sending: asyncio.Task[None] | None = None
     latest_change: dict[str, Any] | None = None
     changes = 0
+    read_next = False  # a change merged into the next frame needs a read (see _changed)
 
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
@@ -535,7 +536,12 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         """The table changed: send the table as it is now, once this socket's frame being
         made (if any) has gone. Changes that arrive meanwhile are sent as one frame, the
         latest: every frame is the whole table, so a skipped one loses nothing, and a burst
-        (a reconnecting table, a fast bot) costs one frame, not one per change."""
+        (a reconnecting table, a fast bot) costs one frame, not one per change. A change
+        that no move can carry forward (anything but a move's message with its ``apply``
+        part: a seat, a hidden hand, a new hand) is never merged away: the frame that
+        merges it reads the table."""
+        if not (event.get("type") == "hand.moved" and isinstance(event.get("apply"), dict)):
+            self.read_next = True
         self.latest_change = event
         self.changes += 1
         if self.sending is None or self.sending.done():
@@ -546,6 +552,12 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         while sent != self.changes:
             sent = self.changes
             event = self.latest_change or {}
+            if self.read_next:
+                self.read_next = False
+                if "apply" in event:
+                    # Its own change id with the apply part: the read is not the kept path.
+                    event = {k: v for k, v in event.items() if k != "apply"}
+                    event["change"] = f"{event.get('change')}:read"
             try:
                 await self._send_table(event.get("change"), event)
             except Exception:  # a task's error would go unseen: log it, the next change retries
