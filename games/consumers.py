@@ -7,6 +7,7 @@ is swapped in (out-of-band swap). Sending moves over the socket arrives with liv
 
 import asyncio
 import contextlib
+import time
 from typing import Any
 
 from channels.db import aclose_old_connections, database_sync_to_async
@@ -42,7 +43,10 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     """
 
     debounce_seconds = 0.2
+    refresh_seconds = 1.0
     pending: "asyncio.Task[None] | None" = None
+    refreshing: "asyncio.Task[None] | None" = None
+    refreshed_at = float("-inf")
     sent_html: str | None = None
     signed_in = False
     language = "en"
@@ -68,16 +72,28 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         from games import services
 
         live.socket_closed("lobby", self.channel_name)
-        if self.pending is not None:
-            self.pending.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self.pending
+        for task in (self.pending, self.refreshing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
         if self.signed_in:
             await database_sync_to_async(services.lobby_socket_closed)(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        # The lobby takes no commands; a client may only ask for the list again.
+        """The lobby takes no commands; a client may only ask for the list again. A render
+        costs a read of every open table: at most one per ``refresh_seconds`` a socket, and
+        requests within that time are answered by one render at its end."""
+        if self.refreshing is not None and not self.refreshing.done():
+            return  # one is coming
+        wait = self.refreshed_at + self.refresh_seconds - time.monotonic()
+        self.refreshing = asyncio.create_task(self._refresh(max(wait, 0.0)))
+
+    async def _refresh(self, wait: float) -> None:
+        if wait:
+            await asyncio.sleep(wait)
+        self.refreshed_at = time.monotonic()
         await self._send_lobby(force=True)
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:

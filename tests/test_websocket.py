@@ -84,3 +84,29 @@ async def test_it_forwards_lobby_broadcasts_through_the_channel_layer(
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.html", "html": fragment})
 
     assert await guest_socket.receive_from(timeout=5) == fragment
+
+
+async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
+    guest_socket: WebsocketCommunicator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby renders its list for a client that asks, but a client asking in a loop gets
+    at most one render per ``refresh_seconds``, the last request answered after the window."""
+    from games.consumers import LobbyConsumer
+
+    await guest_socket.receive_from(timeout=5)
+    renders = []
+    render = LobbyConsumer._render
+
+    def counted(self: LobbyConsumer) -> str:
+        renders.append(1)
+        return render(self)
+
+    monkeypatch.setattr(LobbyConsumer, "_render", counted)
+    monkeypatch.setattr(LobbyConsumer, "refresh_seconds", 0.5, raising=False)
+    for _ in range(40):
+        await guest_socket.send_to(text_data='{"type": "refresh"}')
+    frames = []
+    while not await guest_socket.receive_nothing(timeout=0.8):
+        frames.append(await guest_socket.receive_from(timeout=5))
+    assert 1 <= len(renders) <= 3, len(renders)
+    assert 1 <= len(frames) <= 3 and 'id="lobby-tables"' in frames[-1]
