@@ -1,9 +1,11 @@
-"""Profiles in the admin: their own list, and inline on each user's page."""
+"""Profiles in the admin: their own list, and inline on each user's page; the admin's log-in
+form with the site's log-in limits."""
 
 from django.contrib import admin
 from django.contrib.auth import admin as auth_admin
 from django.contrib.auth import get_user_model
 
+from accounts.forms import AdminLoginForm
 from accounts.models import Profile
 
 User = get_user_model()
@@ -34,3 +36,7 @@ if admin.site.is_registered(User):
 @admin.register(User)
 class UserAdmin(auth_admin.UserAdmin):
     inlines = (*auth_admin.UserAdmin.inlines, ProfileInline)
+
+
+# The admin's log-in counts failures and refuses over the limits as the site's does.
+admin.site.login_form = AdminLoginForm

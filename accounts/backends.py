@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from axes.backends import AxesStandaloneBackend
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.db import connections, router
+from django.http import HttpRequest
 
 from okeysite.sql import Columns
 
@@ -48,3 +50,23 @@ class AccountBackend(ModelBackend):
             return None
         user = columns.make(row, 0)
         return user if self.user_can_authenticate(user) else None
+
+
+class LoginLimitsBackend(AxesStandaloneBackend):
+    """django-axes's backend, first in ``AUTHENTICATION_BACKENDS``: an ``authenticate`` call for
+    a client over the log-in limits (``accounts.limits``) stops here, whichever form made it.
+
+    A call without a request (the test client's ``login``, a shell) has no address to count
+    by: it goes on to the next backend instead of failing, as it did before the limits. Every
+    log-in form of the site passes its request."""
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> None:
+        if request is None:
+            return None
+        return super().authenticate(request, username, password, **kwargs)  # type: ignore[no-any-return]

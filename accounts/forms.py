@@ -1,17 +1,20 @@
-"""Account forms: sign-up, keeping a guest account, the profile, and log-in with limits."""
+"""Account forms: sign-up, keeping a guest account, the profile, and the log-in forms (the site's
+and the admin's) with the log-in limits."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import get_credentials
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, UserCreationForm
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from accounts import limits
 from accounts.models import Profile
 
 # Names made for guests start with this; nobody may choose one.
@@ -94,35 +97,53 @@ class ProfileForm(forms.ModelForm):
         self.fields["language"].choices = [("", _("As my browser says")), *settings.LANGUAGES]
 
 
-class LoginForm(AuthenticationForm):
-    """Django's log-in form, with limits on failed attempts (``accounts.limits``): at most 5
-    per account name and 20 per client address in 15 minutes. Over either, the form refuses
-    without checking the password; a successful log-in clears the account's count."""
+class LoginLimitsMixin:
+    """Log-in limits (``accounts.limits``) on an ``AuthenticationForm``: over a limit the form
+    refuses with a clear message and does not check the password; the failure that reaches a
+    limit says so beside the usual error. Without a request (no address) there is nothing to
+    count by."""
 
-    error_messages = {
-        **AuthenticationForm.error_messages,
-        "too_many_attempts": _("Too many failed log-ins. Try again in 15 minutes."),
-    }
+    request: Any
+    cleaned_data: dict[str, Any]
+    error_messages: dict[str, Any]
 
     def clean(self) -> dict[str, Any]:
         username = self.cleaned_data.get("username")
         password = self.cleaned_data.get("password")
-        if username is None or not password:
-            return super().clean()
-        address = self._address()
-        if limits.login_blocked(username, address):
+        if username is None or not password or self.request is None:
+            return super().clean()  # type: ignore[misc, no-any-return]
+        if not AxesProxyHandler.is_allowed(self.request, get_credentials(username)):
             raise ValidationError(
                 self.error_messages["too_many_attempts"], code="too_many_attempts"
             )
         try:
-            cleaned = super().clean()
+            return super().clean()  # type: ignore[misc, no-any-return]
         except ValidationError as exc:
-            if getattr(exc, "code", None) == "invalid_login":
-                limits.login_failed(username, address)
+            if getattr(self.request, "axes_locked_out", False):
+                raise ValidationError(
+                    [
+                        exc,
+                        ValidationError(
+                            self.error_messages["too_many_attempts"], code="too_many_attempts"
+                        ),
+                    ]
+                ) from exc
             raise
-        limits.login_succeeded(username)
-        return cleaned
 
-    def _address(self) -> str:
-        meta = getattr(self.request, "META", None) or {}
-        return str(meta.get("REMOTE_ADDR") or "")
+
+TOO_MANY_ATTEMPTS = _("Too many failed log-ins. Try again in 15 minutes.")
+
+
+class LoginForm(LoginLimitsMixin, AuthenticationForm):
+    """Django's log-in form, with the log-in limits."""
+
+    error_messages = {**AuthenticationForm.error_messages, "too_many_attempts": TOO_MANY_ATTEMPTS}
+
+
+class AdminLoginForm(LoginLimitsMixin, AdminAuthenticationForm):
+    """The admin's log-in form, with the same limits (the same counts)."""
+
+    error_messages = {
+        **AdminAuthenticationForm.error_messages,
+        "too_many_attempts": TOO_MANY_ATTEMPTS,
+    }

@@ -1,5 +1,6 @@
-"""Accounts: sign-up, guests (play at once, keep the account later), the profile page, and the
-language switch that remembers a signed-in player's choice."""
+"""Accounts: sign-up, guests (play at once, keep the account later), the profile page, the
+language switch that remembers a signed-in player's choice, and the password reset; new guests,
+sign-ups and reset mails are limited per address (accounts.limits)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login, update_session_auth_hash
+from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
@@ -20,7 +22,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
-from accounts import backends, context_processors, language
+from accounts import backends, context_processors, language, limits
 from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
 from accounts.models import Profile, display_name
 from accounts.selectors import rating_history, recent_matches
@@ -39,8 +41,18 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         form = SignupForm(request.POST)
         if form.is_valid():
+            if limits.SIGNUPS.exceeded(request):
+                form.add_error(
+                    None, _("Too many new accounts from your address. Try again in an hour.")
+                )
+                return render(
+                    request,
+                    "accounts/signup.html",
+                    {"form": form, "next": _next_url(request, default="")},
+                    status=429,
+                )
             user = form.save()
-            login(request, user)
+            login(request, user, backend=backends.PATH)
             return redirect("home")
     else:
         form = SignupForm()
@@ -101,10 +113,42 @@ def guest(request: HttpRequest) -> HttpResponse:
         messages.error(request, _("There is no such variant."))
         return redirect("lobby")
     if not request.user.is_authenticated:
+        if limits.GUESTS.exceeded(request):
+            return too_many_requests(
+                request,
+                _(
+                    "Too many new guests from your address. Try again in an hour, or log in "
+                    "or sign up to play at once."
+                ),
+            )
         login(request, create_guest(), backend=backends.PATH)
     if variant:
         return start_play_now(request, variant)
     return redirect(_next_url(request, default=reverse("lobby")))
+
+
+def too_many_requests(request: HttpRequest, message: str) -> HttpResponse:
+    """The refusal of a request over one of the rates of ``accounts.limits``: HTTP 429."""
+    return render(request, "accounts/too_many_requests.html", {"message": message}, status=429)
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's password reset, sending at most a few mails an hour per address and per
+    mailbox (``accounts.limits``). The refusal does not say whether the address has an
+    account, as the page after a sent mail does not."""
+
+    def form_valid(self, form: Any) -> HttpResponse:
+        request = self.request
+        over = limits.RESET_MAILS_PER_ADDRESS.exceeded(request)
+        over = limits.RESET_MAILS_PER_MAILBOX.exceeded(request) or over
+        if over:
+            form.add_error(
+                None, _("Too many password-reset mails asked for. Try again in an hour.")
+            )
+            response = self.form_invalid(form)
+            response.status_code = 429
+            return response
+        return super().form_valid(form)
 
 
 @login_required

@@ -15,9 +15,9 @@ Everything that differs between machines comes from the environment:
   (10 s): the pool of PostgreSQL connections each process keeps.
 - ``DB_PREPARED_STATEMENTS`` (default on): PostgreSQL binds the parameters and prepares the
   statements a connection runs often; off behind a PgBouncer that cannot keep them.
-- ``CACHE_URL``: Django's cache (log-in limits), e.g. ``redis://127.0.0.1:6379/3`` (Django's
-  built-in RedisCache; never the channel layer's Redis database). Unset: a local-memory cache
-  in each process.
+- ``CACHE_URL``: Django's cache (request rate limits), e.g. ``redis://127.0.0.1:6379/3``
+  (Django's built-in RedisCache; never the channel layer's Redis database). Unset: a
+  local-memory cache in each process.
 - ``EMAIL_URL``: how mail is sent (password resets), e.g.
   ``smtp+tls://user:password@mail.example.org:587``. Default ``consolemail://``: printed on
   stdout (development).
@@ -28,8 +28,11 @@ Everything that differs between machines comes from the environment:
   ``SECURE_HSTS_PRELOAD`` (default off) are opt-in, because browsers remember them;
   ``SECURE_PROXY_SSL_HEADER`` (e.g. ``HTTP_X_FORWARDED_PROTO,https``; default unset) only
   behind a proxy that always sets that header.
+- ``PROXY_HEADERS``: ``true`` behind a proxy that sets X-Forwarded-For and X-Forwarded-Proto
+  (daphne's ``--proxy-headers``); default ``false``.
 """
 
+from datetime import timedelta
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -66,10 +69,14 @@ SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=not DEBUG)
 SESSION_COOKIE_SECURE = env.bool("SESSION_COOKIE_SECURE", default=not DEBUG)
 # Django's database sessions, with the read every page and socket makes written out.
 SESSION_ENGINE = "accounts.sessions"
-# Django's ModelBackend, with the user read every page and socket makes written out. (A
+# First django-axes's, which refuses a client over the log-in limits (accounts.limits), then
+# Django's ModelBackend with the user read every page and socket makes written out. (A
 # session signed in before through "django.contrib.auth.backends.ModelBackend" reads as
 # signed out: its player signs in again.)
-AUTHENTICATION_BACKENDS = ["accounts.backends.AccountBackend"]
+AUTHENTICATION_BACKENDS = [
+    "accounts.backends.LoginLimitsBackend",
+    "accounts.backends.AccountBackend",
+]
 CSRF_COOKIE_SECURE = env.bool("CSRF_COOKIE_SECURE", default=not DEBUG)
 SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=0)
 SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
@@ -84,6 +91,14 @@ if _proxy_ssl_header:
             "SECURE_PROXY_SSL_HEADER is a header and its value, e.g. HTTP_X_FORWARDED_PROTO,https"
         )
     SECURE_PROXY_SSL_HEADER = (_proxy_ssl_header[0], _proxy_ssl_header[1])
+# Behind a proxy that sets X-Forwarded-For (replacing any the client sent) and
+# X-Forwarded-Proto: `manage.py serve` and the Procfile then start daphne with
+# --proxy-headers, so the log-in and request limits count each client's own address instead
+# of the proxy's. Exactly "true" or "false": the Procfile's shell test reads the same value.
+_proxy_headers = env.str("PROXY_HEADERS", default="false")
+if _proxy_headers not in ("true", "false"):
+    raise ImproperlyConfigured('PROXY_HEADERS is "true" or "false"')
+PROXY_HEADERS = _proxy_headers == "true"
 
 INSTALLED_APPS = [
     # daphne first: its runserver serves HTTP and WebSockets through asgi.py.
@@ -100,6 +115,8 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    # Failed log-ins, counted in the database (accounts.limits).
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -254,12 +271,28 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
+# Log-in limits: django-axes with the counts of accounts.limits.LoginLimits, 15 minutes after
+# the last counted failure. The log-in forms show the lock-out themselves
+# (accounts.forms.LoginLimitsMixin, the admin's included), so axes's middleware, which would
+# replace the page with a bare one, is left out.
+AXES_HANDLER = "accounts.limits.LoginLimits"
+AXES_FAILURE_LIMIT = 5  # one account name at one address
+AXES_COOLOFF_TIME = timedelta(minutes=15)
+AXES_USERNAME_CALLABLE = "accounts.limits.attempted_account"
+AXES_CLIENT_IP_CALLABLE = "accounts.limits.client_address"
+# What a success resets: that account's failures at that address, not the address's others.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_VERBOSE = False
+SILENCED_SYSTEM_CHECKS = ["axes.W002"]  # the middleware, left out on purpose (above)
+
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
 # Cache ------------------------------------------------------------------------------------
-# Counts failed log-ins (accounts.limits). Shared by every process with CACHE_URL.
+# Counts the request rates (accounts.limits: guests, sign-ups, password-reset mails). Shared by
+# every process with CACHE_URL; without it each process counts on its own.
 
 CACHE_URL = env.str("CACHE_URL", default="")
 if CACHE_URL:

@@ -1,0 +1,142 @@
+"""Per address, django-ratelimit (accounts.limits) caps what costs the site or others something
+each time: new guests (5 an hour), sign-ups (5 an hour) and password-reset mails (5 an hour
+per address, 3 an hour per e-mail address). Over a limit: a clear refusal, HTTP 429, nothing
+made or sent."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.test import Client
+from django.urls import reverse
+
+from accounts.models import Profile
+
+from .helpers import PASSWORD, make_user
+
+pytestmark = pytest.mark.django_db
+
+User = get_user_model()
+TOO_MANY_GUESTS = "Too many new guests from your address. Try again in an hour"
+TOO_MANY_SIGNUPS = "Too many new accounts from your address. Try again in an hour."
+TOO_MANY_RESETS = "Too many password-reset mails asked for. Try again in an hour."
+
+
+def guests() -> int:
+    return Profile.objects.filter(is_guest=True).count()
+
+
+def new_guest(address: str = "10.0.0.1", **post: str) -> Any:
+    return Client().post(reverse("guest"), post, REMOTE_ADDR=address)
+
+
+def an_hour_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    later = time.time() + 3601
+    monkeypatch.setattr("django_ratelimit.core.time.time", lambda: later)
+
+
+def test_an_address_makes_at_most_five_guests_an_hour(monkeypatch: pytest.MonkeyPatch) -> None:
+    for _ in range(5):
+        assert new_guest().status_code == 302
+    assert guests() == 5
+
+    refused = new_guest()
+
+    assert refused.status_code == 429
+    assert TOO_MANY_GUESTS in refused.content.decode()
+    assert "_auth_user_id" not in refused.wsgi_request.session
+    assert guests() == 5
+    # Another address is not affected; the same one may again an hour later.
+    assert new_guest(address="10.0.0.2").status_code == 302
+    an_hour_later(monkeypatch)
+    assert new_guest().status_code == 302
+    assert guests() == 7
+
+
+def test_the_play_now_buttons_make_no_guest_over_the_limit(variants: None) -> None:
+    for _ in range(5):
+        new_guest()
+
+    refused = new_guest(variant="okey51")
+
+    assert refused.status_code == 429
+    assert TOO_MANY_GUESTS in refused.content.decode()
+    assert guests() == 5
+
+
+def test_a_signed_in_player_pressing_play_now_is_not_counted(variants: None) -> None:
+    for _ in range(5):
+        new_guest()
+    client = Client(REMOTE_ADDR="10.0.0.1")
+    client.force_login(make_user("elif"))
+
+    assert client.post(reverse("guest"), {"variant": "okey101"}).status_code == 302
+
+
+def sign_up(name: str, address: str = "10.0.0.1", password: str = PASSWORD) -> Any:
+    return Client().post(
+        reverse("signup"),
+        {"username": name, "password1": PASSWORD, "password2": password},
+        REMOTE_ADDR=address,
+    )
+
+
+def test_an_address_makes_at_most_five_accounts_an_hour() -> None:
+    # A form sent back with mistakes makes nothing and is not counted.
+    for n in range(3):
+        assert sign_up(f"typo{n}", password="not-the-same").status_code == 200
+    for n in range(5):
+        assert sign_up(f"player{n}").status_code == 302
+
+    refused = sign_up("player5")
+
+    assert refused.status_code == 429
+    assert TOO_MANY_SIGNUPS in refused.content.decode()
+    assert not User.objects.filter(username="player5").exists()
+    assert User.objects.count() == 5
+    assert sign_up("player5", address="10.0.0.2").status_code == 302
+
+
+def reset(email: str, address: str = "10.0.0.1") -> Any:
+    return Client().post(reverse("password_reset"), {"email": email}, REMOTE_ADDR=address)
+
+
+@pytest.fixture
+def outbox(settings: Any) -> list[Any]:
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    return mail.outbox
+
+
+def test_an_address_asks_for_at_most_five_reset_mails_an_hour(outbox: list[Any]) -> None:
+    for n in range(5):
+        user = make_user(f"player{n}")
+        User.objects.filter(pk=user.pk).update(email=f"player{n}@example.org")
+        assert reset(f"player{n}@example.org").status_code == 302
+    assert len(outbox) == 5
+    make_user("elif")
+    User.objects.filter(username="elif").update(email="elif@example.org")
+
+    refused = reset("elif@example.org")
+
+    assert refused.status_code == 429
+    assert TOO_MANY_RESETS in refused.content.decode()
+    assert len(outbox) == 5
+    assert reset("elif@example.org", address="10.0.0.2").status_code == 302
+    assert len(outbox) == 6
+
+
+def test_one_mailbox_gets_at_most_three_reset_mails_an_hour(outbox: list[Any]) -> None:
+    make_user("elif")
+    User.objects.filter(username="elif").update(email="elif@example.org")
+    for n in range(3):
+        assert reset("elif@example.org", address=f"10.0.1.{n}").status_code == 302
+
+    refused = reset(" ELIF@example.org", address="10.0.2.1")
+
+    assert refused.status_code == 429
+    assert TOO_MANY_RESETS in refused.content.decode()
+    assert len(outbox) == 3
