@@ -32,6 +32,7 @@ ENV_KEYS = (
     "SECURE_HSTS_INCLUDE_SUBDOMAINS",
     "SECURE_HSTS_PRELOAD",
     "SECURE_PROXY_SSL_HEADER",
+    "PROXY_HEADERS",
     "CACHE_URL",
     "EMAIL_URL",
     "DEFAULT_FROM_EMAIL",
@@ -67,6 +68,7 @@ print(json.dumps({
     "hsts_include_subdomains": settings.SECURE_HSTS_INCLUDE_SUBDOMAINS,
     "hsts_preload": settings.SECURE_HSTS_PRELOAD,
     "proxy_ssl_header": settings.SECURE_PROXY_SSL_HEADER,
+    "proxy_headers": settings.PROXY_HEADERS,
 }))
 """
 
@@ -213,6 +215,17 @@ def test_it_refuses_a_proxy_header_without_its_value() -> None:
     assert result.returncode != 0
     assert "ImproperlyConfigured" in result.stderr
     assert "SECURE_PROXY_SSL_HEADER" in result.stderr
+
+
+def test_daphne_reads_the_proxys_headers_only_when_told() -> None:
+    assert loaded(SECRET_KEY="a-real-secret")["proxy_headers"] is False
+    assert loaded(SECRET_KEY="a-real-secret", PROXY_HEADERS="false")["proxy_headers"] is False
+    assert loaded(SECRET_KEY="a-real-secret", PROXY_HEADERS="true")["proxy_headers"] is True
+    # The Procfile's shell compares with "true" exactly: any other spelling is refused here.
+    for value in ("yes", "1", "True", "on"):
+        result = load_settings(SECRET_KEY="a-real-secret", PROXY_HEADERS=value)
+        assert result.returncode != 0, value
+        assert "ImproperlyConfigured" in result.stderr and "PROXY_HEADERS" in result.stderr
 
 
 def test_it_refuses_to_start_without_a_secret_key_when_debug_is_off() -> None:

@@ -11,6 +11,9 @@ not run inside the servers (``CLOCK_IN_SERVER`` is off by default there).
 
 The command starts the children, forwards SIGINT/SIGTERM to them, and stops them all when one
 of them exits (so a supervisor restarts the whole set), returning that child's exit status.
+One process needs no Redis (``--processes 1 --clock-workers 0``, the clock then runs inside the
+server). With ``PROXY_HEADERS=true`` daphne reads the client's address from the proxy's
+X-Forwarded-For (``daphne_command``).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        if not settings.REDIS_URL:
+        if options["processes"] > 1 and not settings.REDIS_URL:
             raise CommandError(
                 "several processes need a channel layer they share: set REDIS_URL "
                 "(without it, `make run` serves the site from one process)"
@@ -59,20 +62,7 @@ class Command(BaseCommand):
         if options["processes"] < 1 or options["clock_workers"] < 0:
             raise CommandError("--processes is at least 1, --clock-workers at least 0")
         commands = [
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                options["host"],
-                "-p",
-                str(options["port"] + i),
-                "--websocket-max-message-size",
-                str(WEBSOCKET_MAX_BYTES),
-                "--websocket-max-frame-size",
-                str(WEBSOCKET_MAX_BYTES),
-                options["application"],
-            ]
+            daphne_command(options["host"], options["port"] + i, options["application"])
             for i in range(options["processes"])
         ]
         commands += [[sys.executable, str(MANAGE), "run_clock"]] * options["clock_workers"]
@@ -104,6 +94,29 @@ class Command(BaseCommand):
             stop_children(children)
         if code:
             sys.exit(code)
+
+
+def daphne_command(host: str, port: int, application: str) -> list[str]:
+    """One daphne process's command line. Behind a proxy (``settings.PROXY_HEADERS``) daphne
+    takes the client's address and scheme from the proxy's X-Forwarded-For and
+    X-Forwarded-Proto, so the log-in and request limits (accounts.limits) count each client,
+    not the proxy; without one, those headers come from the client and are ignored."""
+    proxy = ["--proxy-headers"] if settings.PROXY_HEADERS else []
+    return [
+        sys.executable,
+        "-m",
+        "daphne",
+        "-b",
+        host,
+        "-p",
+        str(port),
+        "--websocket-max-message-size",
+        str(WEBSOCKET_MAX_BYTES),
+        "--websocket-max-frame-size",
+        str(WEBSOCKET_MAX_BYTES),
+        *proxy,
+        application,
+    ]
 
 
 def stop_children(children: list[subprocess.Popen[Any]], timeout: float = 15) -> None:
