@@ -716,6 +716,8 @@ def unmute_chat(table_id: int, user: Any, muted_user_id: Any, invite: str | None
     with transaction.atomic():
         table, seats = _chat_table(table_id)
         policy.check_mute(table, seats, user, muted_user_id, invite)
+        if not get_user_model().objects.filter(pk=muted_user_id).exists():
+            raise GameError("bad_chat", "there is no such player")
         ChatMute.objects.filter(table_id=table_id, user_id=user.pk, muted_id=muted_user_id).delete()
         _publish(
             table_id,

@@ -9,6 +9,7 @@ from django.views.decorators.http import require_POST
 from games import messages, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import Seat, Table
+from games.socket_guard import MAX_MESSAGE_LENGTH
 
 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
@@ -32,16 +33,38 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     return render(request, "games/table.html", context)
 
 
+# A payload larger than a socket message may be (games.socket_guard) is refused unread.
+_TOO_BIG = object()
+
+
+def _raw_payload(request: HttpRequest) -> str | bytes:
+    """The ``payload`` field of a form, else the body (JSON sent as it is). A multipart
+    form's body has been read as its fields: without the field there is no payload."""
+    if "payload" in request.POST:
+        return request.POST["payload"]
+    if request.content_type == "multipart/form-data":
+        return ""
+    return request.body
+
+
+def _payload(raw: str | bytes) -> Any:
+    if len(raw) > MAX_MESSAGE_LENGTH:
+        return _TOO_BIG
+    return json.loads(raw)
+
+
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
     "ready" or "rematch", as JSON in the ``payload`` field. Answers with the viewer's fresh
     fragments, or with the reason a move was refused (and nothing changes)."""
     try:
-        data: Any = json.loads(request.POST.get("payload") or request.body or b"")
+        data: Any = _payload(_raw_payload(request))
     except (ValueError, RecursionError):  # not JSON, or nested too deep to read
         data = None
     try:
+        if data is _TOO_BIG:
+            raise GameError("too_big", "the payload is larger than any message needs")
         if not isinstance(data, dict):
             raise GameError("bad_move", "the payload is a JSON object with a 'type'")
         seat = Seat.objects.filter(table_id=table_id, user_id=request.user.pk).first()
@@ -90,12 +113,14 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     data: Any
     if "payload" in request.POST:
         try:
-            data = json.loads(request.POST["payload"])
+            data = _payload(request.POST["payload"])
         except (ValueError, RecursionError):
             data = None
     else:  # a plain form
         data = {"type": "chat", **{k: request.POST.get(k) for k in ("text", "canned")}}
     try:
+        if data is _TOO_BIG:
+            raise GameError("too_big", "the payload is larger than any message needs")
         if not isinstance(data, dict):
             raise GameError("bad_chat", "the payload is a JSON object with a 'type'")
         kind = data.get("type")
