@@ -117,10 +117,13 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     # Failed log-ins, counted in the database (accounts.limits).
     "axes",
+    # The Content-Security-Policy header (CONTENT_SECURITY_POLICY below).
+    "csp",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -261,6 +264,26 @@ CLOCK_INTERVAL_SECONDS = env.float("CLOCK_INTERVAL_SECONDS", default=0.25)
 # no open socket is marked away (a bot then plays for them until they come back).
 BOT_DELAY_SECONDS = env.float("BOT_DELAY_SECONDS", default=0.8)
 AWAY_GRACE_SECONDS = env.int("AWAY_GRACE_SECONDS", default=20)
+
+# Content-Security-Policy ------------------------------------------------------------------
+# Scripts, styles, images and sockets only from this site: no inline script, style attribute or
+# <style> element, no eval (the templates and fragments have none; tests/test_csp.py checks
+# every page and socket frame), so markup that slips into a page cannot run or restyle it.
+# connect-src 'self' covers the site's own ws:/wss: sockets (CSP Level 3); a bare ws: or
+# wss: would allow any host. img-src data: for the empty favicon (base.html).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'", "data:"],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'self'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
+    },
+}
 
 # Authentication ---------------------------------------------------------------------------
 

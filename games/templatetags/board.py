@@ -72,7 +72,7 @@ def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
         if seat["on_turn"] and deadline:
             css = "countdown is-mine" if mine else "countdown"
             parts.append(
-                f'<div class="{css}" data-deadline="{escape(deadline)}" style="--remaining: 1">'
+                f'<div class="{css}" data-deadline="{escape(deadline)}">'
                 '<div class="countdown-bar"></div><span class="countdown-label"></span></div>'
             )
         parts.append("</li>")

@@ -11,4 +11,13 @@
       socket.queue.length = 0;
     }
   });
+
+  // A <select data-autosubmit> (the language menu) sends its form when changed: the
+  // Content-Security-Policy runs no inline onchange handler.
+  document.addEventListener("change", function (event) {
+    var field = event.target;
+    if (field.matches && field.matches("select[data-autosubmit]") && field.form) {
+      field.form.submit();
+    }
+  });
 })();

@@ -1,0 +1,350 @@
+"""The Content-Security-Policy (django-csp, okeysite/settings.py): scripts and styles come
+only from the site's own files, so markup that reaches a page or a socket's fragment (a
+player's name, a chat line, a bug in a template) can never run a script or restyle the page.
+
+- Every page's header allows no inline script or style and no eval.
+- No page, fragment or socket frame needs one: no inline ``<script>`` with code (a JSON data
+  block is not run), no ``on*=`` handler, no ``style=`` attribute, no ``<style>`` element, no
+  ``javascript:`` link, no htmx attribute that evaluates code (``hx-on``, ``js:`` values).
+- In Chromium, a table played through the page reports no violation, and its socket connects
+  under ``connect-src 'self'``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from html.parser import HTMLParser
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from games import services
+from games.engine import layout
+from games.models import Hand, Table
+from tests.tables.helpers import play_random_moves, seed_of, user_table
+from tests.tables.test_history_pages import played_out
+from tests.tables.test_lobby import lobby_sockets
+from tests.tables.test_table_socket import cookie_for, drain, socket
+
+User = get_user_model()
+
+# A <script> of these types is a data block: the browser never runs it, and CSP allows it.
+DATA_SCRIPT_TYPES = {"application/json"}
+# Attributes whose value the browser follows as a URL (a javascript: URL runs as inline script).
+URL_ATTRIBUTES = {"href", "src", "action", "formaction", "xlink:href", "data", "poster"}
+# htmx attributes whose "js:"/"javascript:" value htmx evaluates.
+HTMX_EVAL_ATTRIBUTES = {"hx-vals", "hx-vars", "hx-headers", "hx-request"}
+
+
+class InlineFinder(HTMLParser):
+    """Every piece of markup that would need 'unsafe-inline' or 'unsafe-eval' to work."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self._script: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._check(tag, attrs)
+        if tag == "script":
+            values = dict(attrs)
+            kind = (values.get("type") or "").strip().lower()
+            if "src" not in values and kind not in DATA_SCRIPT_TYPES:
+                self._script = []
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self._check(tag, attrs)
+
+    def handle_data(self, data: str) -> None:
+        if self._script is not None:
+            self._script.append(data)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "script" and self._script is not None:
+            code = "".join(self._script).strip()
+            if code:
+                self.found.append(f"inline <script>: {code[:80]!r}")
+            self._script = None
+
+    def _check(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "style":
+            self.found.append("<style> element")
+        for name, value in attrs:
+            text = (value or "").strip().lower()
+            bare = name.removeprefix("data-")
+            if name.startswith("on"):
+                self.found.append(f"<{tag} {name}={value!r}>")
+            elif name == "style":
+                self.found.append(f"<{tag} style={value!r}>")
+            elif bare.startswith("hx-on"):
+                self.found.append(f"<{tag} {name}={value!r}> (htmx evaluates it)")
+            elif bare in HTMX_EVAL_ATTRIBUTES and text.startswith(("js:", "javascript:")):
+                self.found.append(f"<{tag} {name}={value!r}> (htmx evaluates it)")
+            elif name in URL_ATTRIBUTES and "".join(text.split()).startswith("javascript:"):
+                self.found.append(f"<{tag} {name}={value!r}>")
+
+
+def inline_code(html: str | bytes) -> list[str]:
+    finder = InlineFinder()
+    finder.feed(html.decode() if isinstance(html, bytes) else html)
+    finder.close()
+    return finder.found
+
+
+def test_the_finder_finds_each_kind_of_inline_code() -> None:
+    # The checks below pass only if the finder sees what it looks for.
+    assert inline_code('<script src="/static/js/site.js"></script>') == []
+    assert inline_code('<script type="application/json">{"a": 1}</script>') == []
+    assert inline_code("<script></script>") == []
+    assert len(inline_code("<script>alert(1)</script>")) == 1
+    assert len(inline_code('<script type="module">alert(1)</script>')) == 1
+    assert len(inline_code('<select onchange="this.form.submit()"></select>')) == 1
+    assert len(inline_code('<div style="--remaining: 1"></div>')) == 1
+    assert len(inline_code('<svg><line style="stroke: red"/></svg>')) == 1
+    assert len(inline_code("<style>p { color: red }</style>")) == 1
+    assert len(inline_code('<a href=" JavaScript:alert(1)">x</a>')) == 1
+    assert len(inline_code('<button hx-on:click="alert(1)"></button>')) == 1
+    assert len(inline_code('<div hx-vals="js:{a: 1}"></div>')) == 1
+    assert inline_code('<div hx-vals=\'{"a": 1}\' data-style="x" stroke="#555"></div>') == []
+
+
+# ----------------------------------------------------------------------------- the header
+def policy_of(response: Any) -> dict[str, list[str]]:
+    header = response.headers.get("Content-Security-Policy")
+    assert header, f"{response.request['PATH_INFO']}: no Content-Security-Policy header"
+    directives: dict[str, list[str]] = {}
+    for part in header.split(";"):
+        words = part.split()
+        if words:
+            directives[words[0].lower()] = words[1:]
+    return directives
+
+
+def check_policy(response: Any) -> None:
+    """No inline script or style, no eval; sockets only to this site; no framing."""
+    path = response.request["PATH_INFO"]
+    policy = policy_of(response)
+    default = policy.get("default-src")
+    assert default == ["'self'"], (path, policy)
+    for directive in (
+        "script-src",
+        "script-src-elem",
+        "script-src-attr",
+        "style-src",
+        "style-src-elem",
+        "style-src-attr",
+    ):
+        sources = policy.get(directive, default)
+        for unsafe in ("'unsafe-inline'", "'unsafe-eval'", "'unsafe-hashes'", "*", "data:"):
+            assert unsafe not in sources, (path, directive, sources)
+    assert policy["script-src"] == ["'self'"], (path, policy)
+    assert policy["style-src"] == ["'self'"], (path, policy)
+    # 'self' covers the site's own ws:/wss: (CSP Level 3); a bare scheme would allow any host.
+    assert policy["connect-src"] == ["'self'"], (path, policy)
+    assert policy["object-src"] == ["'none'"], (path, policy)
+    assert policy["base-uri"] == ["'self'"], (path, policy)
+    assert policy["form-action"] == ["'self'"], (path, policy)
+    assert policy["frame-ancestors"] == ["'none'"], (path, policy)
+
+
+# ----------------------------------------------------------------------------- the pages
+def client_for(user: Any = None) -> Client:
+    client = Client()
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def live_table() -> tuple[Table, list[Any], Hand]:
+    """A duz hand under way at a table of four players (move timer on, assisted play), with a
+    line of chat."""
+    table, users = user_table("duz", {"assisted": True})
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(71))
+    play_random_moves(match, users, 6, random.Random(71))
+    services.send_chat(table.pk, users[0], "<b>hello</b> <script>alert(1)</script>")
+    return table, users, match.hands.get()
+
+
+def site_pages() -> list[tuple[str, Client, str]]:
+    """(what, who, URL) for every kind of page, with content that exercises its templates."""
+    table, users, hand = live_table()
+    player, anonymous = client_for(users[0]), client_for()
+    done_table, done_users, done_match = played_out("okey51", {"hands": 3}, 7)
+    from leagues.ratings import rate_match
+
+    assert rate_match(done_match)
+    done_hand = done_match.hands.order_by("number").first()
+    assert done_hand is not None
+    finisher = client_for(done_users[0])
+    staff = User.objects.create_superuser("boss", "boss@example.com", "pw")
+    name = done_users[0].get_username()
+    pages = [
+        ("lobby, signed out", anonymous, reverse("home")),
+        ("lobby, signed in", player, reverse("home")),
+        ("new-table form", player, reverse("new_table")),
+        ("table, a seat", player, reverse("table", args=[table.pk])),
+        ("table, a spectator", anonymous, reverse("table", args=[table.pk])),
+        ("seat controls", player, reverse("table_controls", args=[table.pk])),
+        ("table, over", finisher, reverse("table", args=[done_table.pk])),
+        ("hand replay", finisher, reverse("hand_replay", args=[done_hand.pk])),
+        ("hand replay step", finisher, reverse("hand_step", args=[done_hand.pk, 3])),
+        ("hand verify", finisher, reverse("hand_verify", args=[done_hand.pk])),
+        ("match page", anonymous, reverse("match", args=[done_match.pk])),
+        ("profile", anonymous, reverse("profile", args=[name])),
+        ("own profile", finisher, reverse("profile", args=[name])),
+        ("history", finisher, reverse("player_history", args=[name])),
+        ("rules", anonymous, reverse("rules_index")),
+        ("leagues", anonymous, reverse("leagues")),
+        ("leaderboard", anonymous, reverse("leaderboard", args=["okey51"])),
+        ("login", anonymous, reverse("login")),
+        ("signup", anonymous, reverse("signup")),
+        ("password reset", anonymous, reverse("password_reset")),
+        ("password change", finisher, reverse("password_change")),
+        ("admin login", anonymous, "/admin/login/"),
+    ]
+    for variant in ("classic", "duz", "okey51", "gobek17"):
+        pages.append((f"rules of {variant}", anonymous, reverse("rules", args=[variant])))
+    boss = client_for(staff)
+    pages.append(("admin index", boss, "/admin/"))
+    for model in admin.site._registry:
+        meta = model._meta
+        pages.append(
+            (
+                f"admin {meta.label}",
+                boss,
+                reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"),
+            )
+        )
+        pages.append(
+            (
+                f"admin add {meta.label}",
+                boss,
+                reverse(f"admin:{meta.app_label}_{meta.model_name}_add"),
+            )
+        )
+    pages.append(("admin change table", boss, reverse("admin:games_table_change", args=[table.pk])))
+    pages.append(("admin change user", boss, reverse("admin:auth_user_change", args=[staff.pk])))
+    return pages
+
+
+@pytest.mark.django_db
+def test_every_page_sends_the_policy_and_needs_no_inline_code() -> None:
+    problems = []
+    for what, client, url in site_pages():
+        response = client.get(url)
+        assert response.status_code in (200, 403), (what, url, response.status_code)
+        check_policy(response)
+        if response.status_code == 200 and response["Content-Type"].startswith("text/html"):
+            found = inline_code(response.content)
+            if found:
+                problems.append(f"{what} ({url}): {found}")
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.django_db
+def test_htmx_is_told_not_to_eval_nor_add_its_style_element() -> None:
+    # htmx inserts a <style> for its indicators and may eval hx-on/js: attributes unless told
+    # otherwise; its meta config turns both off (and the running of swapped-in scripts).
+    html = client_for().get(reverse("home")).content.decode()
+    finder = MetaFinder()
+    finder.feed(html)
+    config = json.loads(finder.config or "null")
+    assert config == {"allowEval": False, "allowScriptTags": False, "includeIndicatorStyles": False}
+
+
+class MetaFinder(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.config: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        values = dict(attrs)
+        if tag == "meta" and values.get("name") == "htmx-config":
+            self.config = values.get("content")
+
+
+@pytest.mark.django_db
+def test_a_move_refused_over_http_answers_without_inline_code() -> None:
+    table, users, hand = live_table()
+    response = client_for(users[1]).post(
+        reverse("table_move", args=[table.pk]),
+        {
+            "payload": json.dumps(
+                {"type": "move", "hand": hand.pk, "move": {"do": "discard", "tile": "nonsense"}}
+            )
+        },
+    )
+    assert response.status_code < 500
+    check_policy(response)
+    assert inline_code(response.content) == []
+
+
+def test_the_racks_width_in_the_stylesheet_is_the_engines_row() -> None:
+    # The rack's slots per row come from table.css (no style= attribute on the page).
+    css = (settings.BASE_DIR / "static" / "css" / "table.css").read_text()
+    rule = re.search(r"\n\.rack \{[^}]*--slots: (\d+);", css)
+    assert rule and int(rule.group(1)) == layout.ROW_SLOTS
+
+
+# ----------------------------------------------------------------------------- socket frames
+@pytest.mark.django_db(transaction=True)
+async def test_the_table_sockets_frames_need_no_inline_code() -> None:
+    def setup() -> tuple[Table, list[Any], str, int]:
+        table, users, hand = live_table()
+        return table, users, cookie_for(users[1]), hand.pk
+
+    table, users, cookie, hand_id = await database_sync_to_async(setup)()
+    seat, spectator = socket(table.pk, cookie), socket(table.pk)
+    frames: list[str] = []
+    try:
+        for ws in (seat, spectator):
+            assert (await ws.connect(timeout=5))[0]
+            frames.append(await ws.receive_from(timeout=5))
+
+        def more() -> None:
+            match = table.matches.get()
+            play_random_moves(match, users, 8, random.Random(72))
+            services.send_chat(table.pk, users[2], 'say "<i style=x>"')
+
+        await database_sync_to_async(more)()
+        await seat.send_json_to(
+            {"type": "move", "hand": hand_id, "move": {"do": "discard", "tile": "nonsense"}}
+        )
+        for ws in (seat, spectator):
+            frames.extend(await drain(ws, timeout=0.5))
+    finally:
+        await seat.disconnect()
+        await spectator.disconnect()
+    assert len(frames) >= 6, frames
+    assert any('class="rack"' in f for f in frames)  # the seat's rack came
+    assert any("countdown" in f for f in frames)  # the move timer came
+    problems = [(i, inline_code(f)) for i, f in enumerate(frames)]
+    assert not [p for p in problems if p[1]], problems
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_sockets_frames_need_no_inline_code() -> None:
+    def setup() -> str:
+        table, users, _hand = live_table()
+        return cookie_for(users[0])
+
+    cookie = await database_sync_to_async(setup)()
+    async with lobby_sockets("", cookie) as opened:
+        frames = [first for _ws, first in opened]
+        maker = await database_sync_to_async(User.objects.create_user)("maker", password="x")
+        await database_sync_to_async(services.open_table)(
+            variant="okey51", user=maker, name="<span style='x'>Room</span>"
+        )
+        for ws, _first in opened:
+            frames.extend(await drain(ws, timeout=0.6))
+    assert len(frames) >= 4, frames
+    problems = [(i, inline_code(f)) for i, f in enumerate(frames)]
+    assert not [p for p in problems if p[1]], problems
