@@ -348,3 +348,91 @@ async def test_the_lobby_sockets_frames_need_no_inline_code() -> None:
     assert len(frames) >= 4, frames
     problems = [(i, inline_code(f)) for i, f in enumerate(frames)]
     assert not [p for p in problems if p[1]], problems
+
+
+# ----------------------------------------------------------------------------- in Chromium
+# Before any page script runs: every violation the page reports, onto the console (which the
+# test collects with Chromium's own "Refused to ... Content Security Policy" messages).
+REPORT_VIOLATIONS = """
+document.addEventListener("securitypolicyviolation", (e) => {
+  console.error("csp-violation: " + e.effectiveDirective + " blocked " + (e.blockedURI || "inline")
+    + " at " + e.sourceFile + ":" + e.lineNumber + " " + (e.sample || ""));
+});
+document.addEventListener("htmx:wsOpen", () => { window.__okeySocketOpen = true; });
+"""
+
+
+def violations(page: Any) -> list[str]:
+    return [
+        line
+        for line in page.okey_console
+        if "csp-violation" in line or "Content Security Policy" in line
+    ]
+
+
+def visit(page: Any, url: str) -> None:
+    response = page.goto(url)
+    assert response is not None and response.ok, url
+    header = response.headers.get("content-security-policy", "")
+    assert "script-src 'self'" in header and "unsafe-inline" not in header, (url, header)
+
+
+@pytest.mark.browser
+def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
+    daphne_live_server: Any, chromium: Any
+) -> None:
+    from games.catalog import ensure_variants
+    from tests import browser as ui
+
+    server = daphne_live_server
+    ensure_variants()  # a transactional test before this one flushed them
+    player = User.objects.create_user("csp-player", password="x")
+    page = ui.signed_in_page(chromium, server, player)
+    page.add_init_script(REPORT_VIOLATIONS)
+
+    visit(page, f"{server.url}/")
+    ui.wait_for_socket(page)  # the lobby's socket connected under connect-src 'self'
+    page.locator("#lobby-status.connected").wait_for(timeout=10_000)
+    with page.expect_navigation(url="**/tables/*/"):
+        page.locator('[data-action="play-now"][data-variant="duz"]').click()
+    ui.wait_for_socket(page)
+    page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+
+    # A drag on the rack (SortableJS styles the dragged tile), then moves: each lands by a
+    # frame of the table socket, and the bots' moves after it arrive the same way.
+    layout = ui.rack_layout(page)
+    ui.drag_tile(page, layout.index(next(t for t in layout if t)), layout.index(None))
+    played = False
+    for _ in range(200):
+        if ui.simple_turn(page):
+            played = True
+            break
+        page.wait_for_timeout(50)
+    assert played, ui.state(page)
+    after = ui.version(page)
+    ui.wait_version(page, after + 1)  # a bot's move, pushed by the server
+    assert "open" in ui.frames(page)
+
+    # The language menu sends its form without an inline handler.
+    with page.expect_navigation():
+        page.select_option('select[name="language"]', "tr")
+    assert page.locator("html").get_attribute("lang") == "tr"
+    ui.wait_for_socket(page)
+
+    table = Table.objects.get(seats__user=player)
+    for path in (
+        reverse("match", args=[table.matches.get().pk]),
+        reverse("profile", args=[player.get_username()]),
+        reverse("rules", args=["duz"]),
+        "/admin/login/",
+    ):
+        visit(page, f"{server.url}{path}")
+    assert violations(page) == [], violations(page)
+    assert page.okey_errors == [], page.okey_errors
+
+    # The watch works: a style attribute set from a script is refused, and reported.
+    page.evaluate("() => document.body.setAttribute('style', 'outline: 3px solid red')")
+    page.wait_for_function("() => getComputedStyle(document.body).outlineStyle !== 'solid'")
+    page.wait_for_timeout(200)
+    assert violations(page), page.okey_console
+    assert not server.errors(), server.output_of_this_test()
