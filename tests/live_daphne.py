@@ -110,7 +110,9 @@ class DaphneServer:
                     "-b",
                     self.host,
                     "-p",
-                    "0",
+                    # A free port the first time; the same one when started again (a test
+                    # that kills the server and starts it again at the pages' address).
+                    str(self.port),
                     "tests.live_asgi:application",
                 ],
                 cwd=BASE_DIR,

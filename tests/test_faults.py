@@ -1,0 +1,265 @@
+"""A server process killed in the middle of a hand (SIGKILL: no close, no clean-up) and started
+again at the same address: the players' pages reconnect by themselves (the ws extension, and
+``static/js/table.js`` asks for the table again), the hand goes on at the version the
+database holds, and no move a page saw acknowledged is missing from the log.
+
+The other faults (Redis stopped, PostgreSQL restarted) need servers of their own to stop:
+``bench/faults.py`` runs them on private instances.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from games import engine, services
+from games.catalog import ensure_variants
+from games.engine.tiles import physical_tiles
+from games.models import Hand, Move, Table
+from tests import browser as ui
+from tests.live_daphne import DaphneServer, in_thread
+from tests.tables.helpers import seed_of
+
+pytestmark = pytest.mark.browser
+
+# What each page sent and received, in order: the moves it sent (their id, hand and the
+# version they were made at), the boards it was sent (hand, version), the refusals (the move
+# id they answer) and its socket's opens and closes.
+SOCKET_LOG = """
+window.__okeyLog = [];
+(function () {
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    try {
+      const m = JSON.parse(data);
+      if (m.type === "move") {
+        window.__okeyLog.push(["sent", m.client_move_id, m.hand, m.expected_version]);
+      }
+    } catch (e) { /* not JSON: not ours */ }
+    return send.call(this, data);
+  };
+})();
+document.addEventListener("htmx:wsBeforeMessage", (e) => {
+  const m = String(e.detail.message);
+  const live = /<div id="table-live"[^>]*>/.exec(m);
+  if (live) {
+    const hand = /data-hand="(\\d*)"/.exec(live[0]);
+    const version = /data-version="(\\d+)"/.exec(live[0]);
+    window.__okeyLog.push(["board", hand ? Number(hand[1]) : null, Number(version[1])]);
+  }
+  const refused = /id="move-error"[^>]*data-move-id="([^"]*)"/.exec(m);
+  if (refused) window.__okeyLog.push(["refused", refused[1]]);
+});
+document.addEventListener("htmx:wsOpen", () => window.__okeyLog.push(["open"]));
+document.addEventListener("htmx:wsClose", () => window.__okeyLog.push(["close"]));
+"""
+
+
+def socket_log(page: Any) -> list[list[Any]]:
+    return list(page.evaluate("() => window.__okeyLog"))
+
+
+def opens(page: Any) -> int:
+    return sum(1 for entry in socket_log(page) if entry[0] == "open")
+
+
+def closes(page: Any) -> int:
+    return sum(1 for entry in socket_log(page) if entry[0] == "close")
+
+
+def acknowledged(log: list[list[Any]]) -> set[str]:
+    """The moves this page saw acknowledged: a board of the same hand at a later version came
+    after the move was sent, and no refusal of it."""
+    sent: dict[str, tuple[int, int]] = {}
+    refused: set[str] = set()
+    acked: set[str] = set()
+    for entry in log:
+        if entry[0] == "sent":
+            sent[entry[1]] = (entry[2], entry[3])
+        elif entry[0] == "refused":
+            refused.add(entry[1])
+        elif entry[0] == "board":
+            for move_id, (hand, version) in sent.items():
+                if entry[1] == hand and entry[2] > version and move_id not in refused:
+                    acked.add(move_id)
+    return acked
+
+
+def tiles_of(hand: Hand) -> Counter[int]:
+    """Every tile of the stored hand: racks, pile, discards, the table's melds, the indicator."""
+    eng = engine.Hand.from_state(hand.state)
+    tiles: Counter[int] = Counter()
+    for rack in eng.racks:
+        tiles.update(rack)
+    tiles.update(eng.pile)
+    for discards in eng.discards:
+        tiles.update(discards)
+    for meld in eng.table:
+        tiles.update(meld.tiles)
+    tiles[eng.indicator] += 1
+    return tiles
+
+
+@pytest.fixture
+def own_server(transactional_db: None, tmp_path: Path) -> Iterator[DaphneServer]:
+    """A daphne process of this test's own (the session's server is shared: not to be killed),
+    on the test database."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.fail("a daphne process needs a test database in a file, not in memory")
+    server = DaphneServer("127.0.0.1", tmp_path / "daphne-1.log")
+    server.start(database_name())
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def setup_table(seed: str) -> tuple[Table, list[Any], Hand]:
+    """Two players (seats 0 and 1) and two bots (2 and 3), no move timer, a hand dealt."""
+
+    def make() -> tuple[Table, list[Any], Hand]:
+        ensure_variants()
+        table = services.create_table(variant="classic", created_by=None, options={"timer": 0})
+        users = []
+        for position in (0, 1):
+            user = get_user_model().objects.create_user(f"fault-{position}", password="x")
+            services.sit(table, user, position)
+            users.append(user)
+        for position in (2, 3):
+            services.add_bot(table, position, "random", by=services.SYSTEM)
+        match = services.start_match(table, by=services.SYSTEM, seed=seed)
+        return table, users, match.hands.get()
+
+    return in_thread(make)  # type: ignore[no-any-return]
+
+
+def play_turn(page: Any) -> None:
+    """The seat's whole turn the plain way: draw if it must, then discard."""
+    assert ui.simple_turn(page), ui.state(page)
+    if ui.state(page)["phase"] == "discard" and ui.state(page)["turn"] == ui.state(page)["seat"]:
+        assert ui.simple_turn(page), ui.state(page)
+
+
+def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
+    own_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = setup_table(seed_of(20))
+    pages = []
+    for user in users:
+        page = ui.signed_in_page(chromium, own_server, user)
+        page.add_init_script(SOCKET_LOG)
+        ui.open_table(page, own_server, table.pk)
+        pages.append(page)
+    seat = {int(ui.state(p)["seat"]): p for p in pages}
+    assert set(seat) == {0, 1}
+    starter = int(ui.state(pages[0])["turn"])
+    assert starter == 0, ui.state(pages[0])  # the first hand starts at seat 0
+
+    # Seat 0 throws its 15th tile, seat 1 draws: seat 1 is to discard when the server dies.
+    assert ui.simple_turn(seat[0])
+    assert ui.simple_turn(seat[1])
+    for page in pages:
+        ui.wait_version(page, 2)
+    before = Hand.objects.get(pk=hand.pk)
+    assert before.version == 2 and before.turn == 1, (before.version, before.turn)
+
+    assert own_server.process is not None
+    own_server.process.send_signal(signal.SIGKILL)
+    own_server.process.wait(timeout=10)
+    for page in pages:
+        page.wait_for_function("() => window.__okeyLog.some(e => e[0] === 'close')")
+    assert Hand.objects.get(pk=hand.pk).version == 2  # nothing moved while it was down
+    page_opens = [opens(p) for p in pages]
+
+    errors = own_server.errors()  # what the first process logged before it died
+    port = own_server.port
+    own_server.log_path = own_server.log_path.with_name("daphne-2.log")
+    own_server.start(database_name())
+    assert own_server.port == port  # the pages' address
+
+    # Each page reconnects by itself (the ws extension retries with a backoff) and asks for
+    # the table again: the hand at the version the database holds.
+    for page, opened in zip(pages, page_opens, strict=True):
+        page.wait_for_function(
+            "n => window.__okeyLog.filter(e => e[0] === 'open').length > n",
+            arg=opened,
+            timeout=60_000,
+        )
+        page.wait_for_function(  # a board sent on the new socket
+            "() => { const o = window.__okeyLog.map(e => e[0]).lastIndexOf('open');"
+            " return window.__okeyLog.slice(o).some(e => e[0] === 'board'); }",
+            timeout=15_000,
+        )
+        assert ui.version(page) == 2, ui.state(page)
+        assert ui.state(page)["turn"] == "1"
+
+    # The hand goes on: seat 1's discard after the restart is taken and shown on both pages,
+    # the bots play, and both players go on playing.
+    assert ui.simple_turn(seat[1])
+    for page in pages:
+        ui.wait_version(page, 3)
+    for _ in range(3):
+        ui.wait_version(seat[0], ui.version(seat[0]))
+        seat[0].wait_for_function(
+            "() => { const d = document.querySelector('#table-live').dataset;"
+            " return d.turn === d.seat || d.phase === 'over'; }",
+            timeout=30_000,
+        )
+        if ui.state(seat[0])["phase"] == "over":
+            break
+        play_turn(seat[0])
+        seat[1].wait_for_function(
+            "() => { const d = document.querySelector('#table-live').dataset;"
+            " return d.turn === d.seat || d.phase === 'over'; }",
+            timeout=30_000,
+        )
+        if ui.state(seat[1])["phase"] == "over":
+            break
+        play_turn(seat[1])
+
+    # Settled: a player's turn (the bots wait for it) or the hand's end.
+    seat[0].wait_for_function(
+        "() => { const d = document.querySelector('#table-live').dataset;"
+        " return d.turn === '0' || d.turn === '1' || d.phase === 'over'; }",
+        timeout=30_000,
+    )
+    final = Hand.objects.get(pk=hand.pk)
+    assert final.version > 3
+    for page in pages:
+        ui.wait_version(page, final.version)
+        assert page.okey_errors == [], page.okey_errors
+
+    # No acknowledged move is missing, every Move row of the players is one the pages sent,
+    # the log replays to the stored hand, and every tile is still there.
+    acked: set[str] = set()
+    sent: set[str] = set()
+    for page in pages:
+        log = socket_log(page)
+        acked |= acknowledged(log)
+        sent |= {entry[1] for entry in log if entry[0] == "sent"}
+    logged = set(
+        Move.objects.filter(hand=final, client_move_id__in=sent).values_list(
+            "client_move_id", flat=True
+        )
+    )
+    assert acked, "the pages saw no move acknowledged"
+    assert acked <= logged, f"acknowledged but not in the log: {sorted(acked - logged)}"
+    human_moves = Move.objects.filter(hand=final, seat__in=(0, 1)).count()
+    assert human_moves == len(logged)
+    assert services.verify_hand(final) == []
+    assert tiles_of(final) == Counter(physical_tiles())
+    assert errors + own_server.errors() == []
+
+
+def database_name() -> str:
+    from django.db import connection
+
+    return str(connection.settings_dict["NAME"])
