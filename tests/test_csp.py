@@ -250,28 +250,6 @@ def test_every_page_sends_the_policy_and_needs_no_inline_code() -> None:
 
 
 @pytest.mark.django_db
-def test_htmx_is_told_not_to_eval_nor_add_its_style_element() -> None:
-    # htmx inserts a <style> for its indicators and may eval hx-on/js: attributes unless told
-    # otherwise; its meta config turns both off (and the running of swapped-in scripts).
-    html = client_for().get(reverse("home")).content.decode()
-    finder = MetaFinder()
-    finder.feed(html)
-    config = json.loads(finder.config or "null")
-    assert config == {"allowEval": False, "allowScriptTags": False, "includeIndicatorStyles": False}
-
-
-class MetaFinder(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.config: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        values = dict(attrs)
-        if tag == "meta" and values.get("name") == "htmx-config":
-            self.config = values.get("content")
-
-
-@pytest.mark.django_db
 def test_a_move_refused_over_http_answers_without_inline_code() -> None:
     table, users, hand = live_table()
     response = client_for(users[1]).post(
@@ -392,6 +370,11 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
 
     visit(page, f"{server.url}/")
     ui.wait_for_socket(page)  # the lobby's socket connected under connect-src 'self'
+    # htmx is told (site.js) not to eval, add its <style> or run swapped-in scripts.
+    assert page.evaluate(
+        "() => [htmx.config.allowEval, htmx.config.includeIndicatorStyles,"
+        " htmx.config.allowScriptTags, document.querySelectorAll('style').length]"
+    ) == [False, False, False, 0]
     page.locator("#lobby-status.connected").wait_for(timeout=10_000)
     with page.expect_navigation(url="**/tables/*/"):
         page.locator('[data-action="play-now"][data-variant="duz"]').click()
@@ -435,4 +418,33 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     page.wait_for_function("() => getComputedStyle(document.body).outlineStyle !== 'solid'")
     page.wait_for_timeout(200)
     assert violations(page), page.okey_console
+    assert not server.errors(), server.output_of_this_test()
+
+
+@pytest.mark.browser
+def test_chromium_reports_no_violation_in_the_admin(daphne_live_server: Any, chromium: Any) -> None:
+    from games.catalog import ensure_variants
+    from tests import browser as ui
+
+    server = daphne_live_server
+    ensure_variants()
+    table, _users = user_table("duz")
+    staff = User.objects.create_superuser("csp-boss", "boss@example.com", "pw")
+    page = ui.signed_in_page(chromium, server, staff)
+    page.add_init_script(REPORT_VIOLATIONS)
+    for path in (
+        "/admin/",
+        reverse("admin:games_table_changelist"),
+        reverse("admin:games_table_change", args=[table.pk]),
+        reverse("admin:auth_user_changelist"),
+        reverse("admin:auth_user_change", args=[staff.pk]),
+    ):
+        visit(page, f"{server.url}{path}")
+    # The user's form: the date shortcuts and the two-box permission chooser, built by the
+    # admin's scripts.
+    page.locator(".datetimeshortcuts a").first.click()
+    page.locator("#id_user_permissions_from").wait_for()
+    page.locator(".calendarbox, .clockbox").first.wait_for(state="attached")
+    assert violations(page) == [], violations(page)
+    assert page.okey_errors == [], page.okey_errors
     assert not server.errors(), server.output_of_this_test()

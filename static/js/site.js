@@ -2,6 +2,13 @@
 (function () {
   "use strict";
 
+  // htmx under the Content-Security-Policy: no eval (hx-on, js: values), no <style> element of
+  // its own (site.css styles .htmx-indicator), no scripts run from swapped-in markup. Set
+  // before the page is ready, when htmx reads its config and would add the <style>.
+  htmx.config.allowEval = false;
+  htmx.config.includeIndicatorStyles = false;
+  htmx.config.allowScriptTags = false;
+
   // The ws extension queues messages sent while the socket is down and replays them on
   // reconnect, where they may be stale moves: drop the queue whenever a socket opens.
   // Views that show game state re-fetch it on htmx:wsOpen.
