@@ -32,7 +32,7 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import display_name
 from games import messages as game_messages
-from games import policy, reads, selectors, services
+from games import policy, reads, selectors, services, views
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
@@ -89,7 +89,7 @@ def lobby_tables(user: Any, listed: reads.LobbyList | None = None) -> list[dict[
     seats = {t.id: [_SeatRow(*row) for row in listed.seats[t.id]] for t in tables}
     words = _Words()
     return [
-        {**_lobby_table(t, seats[t.id], uid, words), "watching": listed.watching[t.id]}
+        {**_lobby_table(t, seats[t.id], user, words), "watching": listed.watching[t.id]}
         for t in tables
     ]
 
@@ -162,11 +162,13 @@ class _Words:
         return self._bot_names[level]
 
 
-def _lobby_table(
-    t: _TableRow, rows: list[_SeatRow], uid: int | None, words: _Words
-) -> dict[str, Any]:
+def _lobby_table(t: _TableRow, rows: list[_SeatRow], user: Any, words: _Words) -> dict[str, Any]:
+    uid = policy.viewer_id(user)
     seats = [_listed_seat(s, uid, words) for s in rows]
     own = uid is not None and (t.created_by_id == uid or any(s["mine"] for s in seats))
+    private = t.is_private and own
+    # The rows are plain values with the model's attribute names, which is all the policy reads.
+    host = private and policy.may_manage(t, rows, user)  # type: ignore[arg-type]
     options = [
         {"key": k, "value": t.options[k], "label": words.said(_option_words, k, t.options[k])}
         for k in _main_options(t.options, t.variant__key)
@@ -180,7 +182,8 @@ def _lobby_table(
         "status": t.status,
         "status_display": words.statuses.get(t.status, t.status),
         "is_private": t.is_private,
-        "invite_url": invite_path(t.id, t.invite_token) if t.is_private and own else "",
+        "invite_url": invite_path(t.id, t.invite_token) if private else "",
+        "may_rotate": host,
         "players": t.players,
         # The words for the player count (when not 4) and the move timer.
         "players_words": words.said(_players_words, t.players) if t.players != 4 else "",
@@ -383,6 +386,7 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "can_start": manage and is_open and not any(s["empty"] for s in seats),
         "invite": invite or "",
         "invite_url": invite_path(table.pk, table.invite_token) if table.is_private and own else "",
+        "may_rotate": table.is_private and own and manage,
         "bot_levels": [(v, label) for v, label in Seat.Bot.choices if v],
     }
 
@@ -530,18 +534,25 @@ def table_controls(request: HttpRequest, table_id: int) -> HttpResponse:
     return _controls(request, table_id, request.GET.get("invite"))
 
 
-def _act(request: HttpRequest, table_id: int, action: Any) -> HttpResponse:
+def _act(
+    request: HttpRequest, table_id: int, action: Any, *, ends_invite: bool = False
+) -> HttpResponse:
     """Run one seat action through the services. htmx gets the fresh controls (with the
     refusal in them, status 200 so that htmx swaps it); a plain form goes back to the table
-    with a message."""
-    invite = request.POST.get("invite") or None
-    if not Table.objects.filter(pk=table_id).exists():
-        raise Http404
+    with a message. A table the viewer may not see is no table (404), before any refusal.
+    ``ends_invite``: once the action is done, the invite it came with no longer works (and
+    whoever could do it sees the table without one)."""
+    invite = views.invite_of(request)
+    views.check_table_or_404(request, table_id, invite)
     error = ""
     try:
         action()
     except GameError as exc:
+        if exc.code == "no_table":  # gone, or no longer to be seen, since the check above
+            raise Http404 from exc
         error = refusal(exc)
+    if ends_invite and not error:
+        invite = None
     if getattr(request, "htmx", False):
         return _controls(request, table_id, invite, error)
     if error:
@@ -615,3 +626,16 @@ def remove_bot(request: HttpRequest, table_id: int) -> HttpResponse:
 @require_POST
 def start(request: HttpRequest, table_id: int) -> HttpResponse:
     return _act(request, table_id, lambda: services.start_match(table_id, by=request.user))
+
+
+@require_POST
+def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The host's "New invite link": the old link stops working (``services.rotate_invite``);
+    the controls (or the table page) show the new one."""
+
+    def rotate() -> None:
+        services.rotate_invite(table_id, by=request.user, invite=views.invite_of(request))
+        if not getattr(request, "htmx", False):
+            messages.success(request, _("A new invite link: the old one no longer works."))
+
+    return _act(request, table_id, rotate, ends_invite=True)

@@ -68,11 +68,11 @@ REFUSALS: dict[str, Any] = {
     "not_host": gettext_lazy("Only the table's host may do that."),
     "no_bot": gettext_lazy("There is no bot on that seat."),
     "bad_bot": gettext_lazy("There is no bot of that level."),
-    "not_invited": gettext_lazy("This table is private: you need its invite."),
     "player_elsewhere": gettext_lazy(
         "A player of this table now sits at another table: one of the two seats must be left first."
     ),
     "no_table": gettext_lazy("There is no such table."),
+    "not_private": gettext_lazy("This table is public: it has no invite link."),
     # The table's chat (games.chat, services.send_chat / mute_chat).
     "chat_off": gettext_lazy("Chat is off at this table."),
     "chat_empty": gettext_lazy("Write something first."),

@@ -79,8 +79,12 @@ def can_see(table: Table, seats: Iterable[Seat], user: Any, invite: str | None =
 
 
 def check_see(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> None:
+    """To whoever may not see it, a private table is no table at all: the refusal is the one
+    an id that no table has gets (``no_table``), so that no answer tells the two apart. Every
+    check below that concerns a table makes this one first, before any refusal that would
+    say something of the table (a seat taken, a match running, signing in first)."""
     if not can_see(table, seats, user, invite):
-        raise NotAllowed("not_invited", "this table is private: you need its invite")
+        raise NotAllowed("no_table", "there is no such table")
 
 
 def can_replay(
@@ -117,6 +121,18 @@ def may_manage(table: Table, seats: Iterable[Seat], user: Any) -> bool:
     return _seat_of(seats, user) is not None
 
 
+def check_rotate_invite(
+    table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None
+) -> None:
+    """The host (:func:`may_manage`) may give a private table a new invite, which ends the
+    old one: whoever is not seated there, its creator or staff then needs the new link."""
+    check_see(table, seats, user, invite)
+    if not may_manage(table, seats, user):
+        raise NotAllowed("not_host", "only the table's host may change its invite")
+    if not table.is_private:
+        raise GameError("not_private", "this table is public: it has no invite")
+
+
 # ----------------------------------------------------------------------------- seats
 def check_sit(
     table: Table,
@@ -130,12 +146,12 @@ def check_sit(
 
     ``live_elsewhere`` is the id of another live table where the user holds a seat (the
     service looks it up under the user's row lock): see :func:`check_one_live_table`."""
-    if _user_id(user) is None:
-        raise NotAllowed("sign_in", "sign in to take a seat")
     mine = _seat_of(seats, user)
     if mine is not None:
         return mine  # coming back to your own seat is always allowed
     check_see(table, seats, user, invite)
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to take a seat")
     if table.status == Table.Status.FINISHED:
         raise GameError("table_finished", "this table has finished")
     if table.status == Table.Status.PLAYING:
@@ -333,11 +349,11 @@ def can_chat(table: Table, seats: Iterable[Seat], user: Any, invite: str | None 
 
 
 def check_chat(table: Table, seats: Iterable[Seat], user: Any, invite: str | None = None) -> None:
-    """Seated players and spectators chat if they are signed in and may see the table (a
-    private one needs its invite), and the table's chat is on. Anonymous visitors read."""
+    """Seated players and spectators chat if they may see the table (a private one needs its
+    invite) and are signed in, and the table's chat is on. Anonymous visitors read."""
+    check_see(table, seats, user, invite)
     if _user_id(user) is None:
         raise NotAllowed("sign_in", "sign in to chat")
-    check_see(table, seats, user, invite)
     if not table.chat_enabled:
         raise GameError("chat_off", "chat is off at this table")
 
@@ -347,9 +363,9 @@ def check_mute(
 ) -> None:
     """A signed-in reader of the table may mute (or unmute) anyone else's lines for
     themselves; muting works while the chat is off too (it is the reader's own setting)."""
+    check_see(table, seats, user, invite)
     if _user_id(user) is None:
         raise NotAllowed("sign_in", "sign in to mute a player")
-    check_see(table, seats, user, invite)
     if isinstance(muted_id, bool) or not isinstance(muted_id, int):
         raise GameError("bad_chat", "say whom to mute")
     if muted_id == _user_id(user):

@@ -469,6 +469,23 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
     return t
 
 
+def rotate_invite(table: Table | int, *, by: Any, invite: str | None = None) -> Table:
+    """The host gives a private table a new invite token. The old link then opens nothing:
+    to whoever is not seated there, its creator or staff it is no table at all, and the
+    spectators who came in with it lose the table at their socket's next frame (the change
+    is counted as one of who may see what, so a lost message does not keep them watching).
+    Seated players keep their seats. ``invite``: the one the request came with (the policy
+    asks, as for any request, whether ``by`` may see the table)."""
+    with transaction.atomic():
+        _visibility_changed(table.pk if isinstance(table, Table) else table)
+        t, seats = _locked_table(table)
+        policy.check_rotate_invite(t, seats, by, invite)
+        t.invite_token = Table._meta.get_field("invite_token").get_default()
+        t.save(update_fields=["invite_token"])
+    _publish(t.id, {"type": "table.changed", "table": t.id})
+    return t
+
+
 # ----------------------------------------------------------------------------- lobby
 # The bot level "Play now" seats beside the player.
 PLAY_NOW_LEVEL = Seat.Bot.STRONG

@@ -14,6 +14,7 @@ urlpatterns = [
     path("tables/<int:table_id>/bots/add/", lobby.add_bot, name="table_add_bot"),
     path("tables/<int:table_id>/bots/remove/", lobby.remove_bot, name="table_remove_bot"),
     path("tables/<int:table_id>/start/", lobby.start, name="table_start"),
+    path("tables/<int:table_id>/invite/rotate/", lobby.rotate_invite, name="table_rotate_invite"),
     path("tables/<int:table_id>/", views.table_detail, name="table"),
     path("tables/<int:table_id>/move/", views.table_move, name="table_move"),
     path("tables/<int:table_id>/chat/", views.table_chat, name="table_chat"),

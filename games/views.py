@@ -6,10 +6,29 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from games import messages, reads, selectors, services
+from games import messages, policy, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import Seat, Table
 from games.socket_guard import MAX_MESSAGE_LENGTH
+
+
+def invite_of(request: HttpRequest) -> str | None:
+    """The invite a request carries: a form's ``invite`` field, else the query's."""
+    return request.POST.get("invite") or request.GET.get("invite") or None
+
+
+def check_table_or_404(request: HttpRequest, table_id: int, invite: str | None) -> None:
+    """Every endpoint under ``/tables/<id>/`` asks this before anything else: a table the
+    viewer may not see (``policy.check_see``) answers 404, exactly as an id that no table has,
+    so that no refusal, redirect or message tells a private table from a missing one."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise Http404
+    seats = list(Seat.objects.filter(table_id=table_id)) if table.is_private else []
+    try:
+        policy.check_see(table, seats, request.user, invite)
+    except NotAllowed as exc:
+        raise Http404 from exc
 
 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
@@ -58,6 +77,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
     "ready" or "rematch", as JSON in the ``payload`` field. Answers with the viewer's fresh
     fragments, or with the reason a move was refused (and nothing changes)."""
+    check_table_or_404(request, table_id, invite_of(request))
     try:
         data: Any = _payload(_raw_payload(request))
     except (ValueError, RecursionError):  # not JSON, or nested too deep to read
@@ -109,7 +129,8 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     the ``payload`` field (``{"type": "chat", "text"|"canned"}``, ``{"type": "mute"|"unmute",
     "user": id}``), or the form fields ``text`` / ``canned``. The same services as the socket;
     answers with the viewer's chat list, or with the refusal (and nothing changes)."""
-    invite = request.GET.get("invite") or request.POST.get("invite")
+    invite = invite_of(request)
+    check_table_or_404(request, table_id, invite)
     data: Any
     if "payload" in request.POST:
         try:
@@ -138,8 +159,8 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
         else:
             raise GameError("bad_chat", "the payload's type is chat, mute or unmute")
     except GameError as exc:
-        if exc.code in ("no_table", "not_invited"):
-            raise Http404 from exc  # a private table without its invite looks like no table
+        if exc.code == "no_table":
+            raise Http404 from exc  # gone since the check above, or no longer to be seen
         html = render_to_string(
             "games/_move_error.html",
             {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import template
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
@@ -67,9 +68,19 @@ def lobby_table(t: dict[str, Any], site_root: Any = "") -> SafeString:
     if t["invite_url"]:
         link = escape(f"{site_root or ''}{t['invite_url']}")
         label = escape(gettext("Invite link"))
+        rotate = ""
+        if t.get("may_rotate"):
+            # An htmx post (the page's CSRF header); the lobby socket then shows the new link.
+            action = escape(reverse("table_rotate_invite", args=[t["id"]]))
+            words = escape(gettext("New invite link"))
+            title = escape(gettext("The old link stops working; seated players keep their seats."))
+            rotate = (
+                f' <button type="button" hx-post="{action}" hx-swap="none" title="{title}"'
+                f' data-action="rotate-invite">{words}</button>'
+            )
         invite = (
             f'\n  <p class="invite"><label>{label} <input type="text" readonly value="{link}"'
-            " data-invite></label></p>"
+            f" data-invite></label>{rotate}</p>"
         )
     html = (
         f'<li class="lobby-table status-{escape(t["status"])}{mine}" data-table="{escape(t["id"])}"'

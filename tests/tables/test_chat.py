@@ -118,12 +118,14 @@ def test_who_may_chat() -> None:
     fan = make_user("fan")
     # Anonymous visitors read but cannot send.
     with pytest.raises(NotAllowed) as refused:
-        services.send_chat(table.pk, AnonymousUser(), text="hi")
+        services.send_chat(table.pk, AnonymousUser(), text="hi", invite=table.invite_token)
     assert refused.value.code == "sign_in"
-    # A private table: its seats, its creator and whoever holds the invite.
-    with pytest.raises(NotAllowed) as refused:
-        services.send_chat(table.pk, fan, text="hi")
-    assert refused.value.code == "not_invited"
+    # A private table: its seats, its creator and whoever holds the invite; to anyone else
+    # it is no table at all.
+    for who in (fan, AnonymousUser()):
+        with pytest.raises(NotAllowed) as refused:
+            services.send_chat(table.pk, who, text="hi")
+        assert refused.value.code == "no_table"
     services.send_chat(table.pk, fan, text="hi", invite=table.invite_token)
     services.send_chat(table.pk, host, text="welcome")
     # An anonymous visitor with the invite reads, and logging in brings them back with it.

@@ -59,7 +59,7 @@ def test_it_lets_anyone_see_a_public_table_but_only_invitees_a_private_one(host:
 def test_it_refuses_a_private_seat_without_the_invite(host: Any) -> None:
     private = services.create_table(variant="duz", created_by=host, is_private=True)
     guest = make_user("guest")
-    refused("not_invited", services.sit, private, guest, 0)
+    refused("no_table", services.sit, private, guest, 0)  # to them, no table at all
     assert not Seat.objects.filter(table=private, user=guest).exists()
     services.sit(private, guest, 0, invite=private.invite_token)
     assert Seat.objects.get(table=private, position=0).user == guest
