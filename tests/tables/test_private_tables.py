@@ -520,3 +520,46 @@ async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(
         await player.disconnect()
         for fan in fans:
             await fan.disconnect()
+
+
+def test_the_host_rotates_the_invite_from_the_table_page_and_the_lobby_in_a_browser(
+    daphne_live_server: Any, chromium: Any
+) -> None:
+    """The buttons work as the page posts them (htmx, the page's CSRF header, the site's
+    Content-Security-Policy): the table's controls and the lobby's row show the new link."""
+    from tests.browser import signed_in_page
+    from tests.live_daphne import in_thread
+
+    p = in_thread(open_private)  # out of Playwright's thread, where publishing works
+    first = p.table.invite_token
+    page = signed_in_page(chromium, daphne_live_server, p.host)
+    page.goto(f"{daphne_live_server.url}/tables/{p.table.pk}/")
+    link = page.locator("#seat-controls [data-invite]")
+    link.wait_for()
+    assert link.input_value().endswith(f"?invite={first}")
+    page.click('#seat-controls [data-action="rotate-invite"]')
+    page.wait_for_function(
+        "old => { const el = document.querySelector('#seat-controls [data-invite]');"
+        " return el !== null && !el.value.endsWith(old); }",
+        arg=first,
+    )
+    second = Table.objects.get(pk=p.table.pk).invite_token
+    assert second != first
+    assert page.locator("#seat-controls [data-invite]").input_value().endswith(f"?invite={second}")
+    # From the lobby: its socket shows the new link once the table has changed.
+    page.goto(f"{daphne_live_server.url}/")
+    row = page.locator(f'.lobby-table[data-table="{p.table.pk}"]')
+    assert row.locator("[data-invite]").input_value().endswith(f"?invite={second}")
+    # (A socket that connects after the click is sent the list as it is by then.)
+    row.locator('[data-action="rotate-invite"]').click()
+    page.wait_for_function(
+        "([id, old]) => { const el = document.querySelector("
+        '`.lobby-table[data-table="${id}"] [data-invite]`);'
+        " return el !== null && !el.value.endsWith(old); }",
+        arg=[p.table.pk, second],
+    )
+    third = Table.objects.get(pk=p.table.pk).invite_token
+    assert third not in (first, second)
+    assert row.locator("[data-invite]").input_value().endswith(f"?invite={third}")
+    assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
