@@ -19,11 +19,13 @@ while, and the pass goes on with the others. Who plays the turn is
 from __future__ import annotations
 
 import logging
+import os
 import random
 import secrets
 from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -59,8 +61,16 @@ def due_hands(now: Any, bot_delay: float = 0.0) -> list[int]:
     return list(due.values_list("pk", flat=True)[:BATCH])
 
 
+def paused() -> bool:
+    """Whether the clock is paused: while the file ``CLOCK_PAUSE_FILE`` names exists, no pass
+    plays anything (maintenance; the test suite's live server between its tests)."""
+    return bool(settings.CLOCK_PAUSE_FILE) and os.path.exists(settings.CLOCK_PAUSE_FILE)
+
+
 def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) -> int:
     """One pass: mark gone players away, then play every turn that is due. Returns moves played."""
+    if paused():
+        return 0
     now = now or timezone.now()
     try:
         services.mark_gone_players_away(grace_seconds, now)

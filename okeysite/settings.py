@@ -260,6 +260,9 @@ NEXT_HAND_PAUSE_SECONDS = env.int("NEXT_HAND_PAUSE_SECONDS", default=8)
 # ASGI server (games.live); with Redis it runs as `manage.py run_clock` workers.
 CLOCK_IN_SERVER = env.bool("CLOCK_IN_SERVER", default=not REDIS_URL)
 CLOCK_INTERVAL_SECONDS = env.float("CLOCK_INTERVAL_SECONDS", default=0.25)
+# While this file exists the clock plays nothing (games.clock.paused): maintenance, and the
+# test suite's live server between the tests that use it.
+CLOCK_PAUSE_FILE = env.str("CLOCK_PAUSE_FILE", default="")
 # Seconds a bot waits before its turn (so that people can follow), and before a player with
 # no open socket is marked away (a bot then plays for them until they come back).
 BOT_DELAY_SECONDS = env.float("BOT_DELAY_SECONDS", default=0.8)

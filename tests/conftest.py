@@ -139,6 +139,7 @@ def _daphne_process(
         pytest.fail("daphne_live_server needs a test database in a file, not in memory")
     server = DaphneServer("127.0.0.1", tmp_path_factory.mktemp("daphne") / "daphne.log")
     server.start(str(connection.settings_dict["NAME"]))
+    server.pause_clock()  # it plays only during the tests that use it
     try:
         yield server
     finally:
@@ -146,7 +147,9 @@ def _daphne_process(
 
 
 @pytest.fixture
-def daphne_live_server(transactional_db: None, _daphne_process: DaphneServer) -> DaphneServer:
+def daphne_live_server(
+    transactional_db: None, _daphne_process: DaphneServer
+) -> Iterator[DaphneServer]:
     """The site served by a real daphne (ASGI: HTTP and WebSockets) on the test database.
 
     Browser tests use it (a WSGI test server has no WebSockets)::
@@ -172,12 +175,17 @@ def daphne_live_server(transactional_db: None, _daphne_process: DaphneServer) ->
       there commits but cannot publish (it logs "publishing to table ... failed").
     - The server's output: ``.output_of_this_test()`` and ``.errors()`` (lines with a traceback,
       ERROR, CRITICAL or TimeoutError since this test started); assert ``not server.errors()``.
-    - One process serves the whole session (it starts with the first test that asks for it).
+    - One process serves the whole session (it starts with the first test that asks for it);
+      its clock plays bots and timers during the tests that use it, and is paused between.
     """
     _daphne_process._test_start = len(_daphne_process.output())
     if _daphne_process.process is None or _daphne_process.process.poll() is not None:
         pytest.fail(f"the daphne process has stopped; its output:\n{_daphne_process.output()}")
-    return _daphne_process
+    _daphne_process.resume_clock()
+    yield _daphne_process
+    # Paused before the tables are emptied: the other tests share the database, and the
+    # server's clock would play their bots, timers and next hands.
+    _daphne_process.pause_clock()
 
 
 # ------------------------------------------------------------------------------- browser

@@ -50,6 +50,8 @@ def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 # Lines of the server's output that mean something went wrong on the server.
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\bCRITICAL\b|TimeoutError|Exception inside")
 LISTENING = re.compile(r"Listening on TCP address [^\s:]+:(\d+)")
+# Longer than one pass of the server's clock takes on this machine (its interval is 0.05 s).
+CLOCK_PASS_SECONDS = 0.5
 
 
 class DaphneServer:
@@ -61,6 +63,18 @@ class DaphneServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._test_start = 0
+        # While this file exists the server's clock plays nothing (games.clock.paused).
+        self.clock_pause_file = log_path.with_name(log_path.name + ".clock-paused")
+
+    def pause_clock(self) -> None:
+        """Stop the server's clock from playing: a server kept for the session must not play
+        the bots, timers and hands of tests that do not use it (they share its database).
+        A pass already running ends within moments."""
+        self.clock_pause_file.touch()
+        time.sleep(CLOCK_PASS_SECONDS)
+
+    def resume_clock(self) -> None:
+        self.clock_pause_file.unlink(missing_ok=True)
 
     @property
     def url(self) -> str:
@@ -95,6 +109,7 @@ class DaphneServer:
             CLOCK_IN_SERVER="true",
             BOT_DELAY_SECONDS="0.05",
             CLOCK_INTERVAL_SECONDS="0.05",
+            CLOCK_PAUSE_FILE=str(self.clock_pause_file),
             # The scoreboard stays up between hands until the players press "ready".
             NEXT_HAND_PAUSE_SECONDS="120",
             # Tests that leave seats without a page open must not see a bot take them over.

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 from datetime import timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -321,3 +323,18 @@ def test_it_leases_a_hand_to_one_worker_at_a_time() -> None:
     assert clock.take_lease(hand.pk) is not None
     expired = timezone.now() + timedelta(seconds=clock.LEASE_SECONDS + 1)
     assert clock.take_lease(hand.pk, expired) is not None
+
+
+def test_it_plays_nothing_while_its_pause_file_exists(settings: Any, tmp_path: Path) -> None:
+    table = bot_table("duz")
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(31))
+    pause = tmp_path / "clock-paused"
+    settings.CLOCK_PAUSE_FILE = str(pause)
+    pause.touch()
+    assert clock.paused()
+    assert clock.tick() == 0
+    assert not Move.objects.filter(hand__match=match).exists()
+    pause.unlink()
+    assert not clock.paused()
+    assert clock.tick() >= 1  # the bots' turns were due all along
+    assert Move.objects.filter(hand__match=match).exists()
