@@ -255,6 +255,9 @@ class BareConsumer(AsyncWebsocketConsumer):
         if self.group is not None:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """Redis failed and answers again (okeysite.channel_layers): nothing to send afresh."""
+
     async def bare_frame(self, event: dict[str, Any]) -> None:
         if "bench_at" in event:
             _record("bare_arrived", time.time() - event["bench_at"])

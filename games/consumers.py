@@ -118,6 +118,11 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         if self.pending is None or self.pending.done():
             self.pending = asyncio.create_task(self._soon())
 
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """Redis failed and answers again (``okeysite.channel_layers``): changes published
+        meanwhile were lost, so the list is rendered again (sent if it differs)."""
+        await self.lobby_changed(event)
+
     async def _soon(self) -> None:
         await asyncio.sleep(self.debounce_seconds)
         await self._send_lobby()

@@ -532,6 +532,11 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     async def table_changed(self, event: dict[str, Any]) -> None:
         self._changed(event)
 
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """Redis failed and answers again (``okeysite.channel_layers``): the changes published
+        meanwhile were lost, so this socket reads the table and sends it as it is now."""
+        self._changed({"type": "table.changed", "table": self.table_id})
+
     def _changed(self, event: dict[str, Any]) -> None:
         """The table changed: send the table as it is now, once this socket's frame being
         made (if any) has gone. Changes that arrive meanwhile are sent as one frame, the

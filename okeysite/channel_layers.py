@@ -12,6 +12,12 @@ Here one task per layer (on the server's event loop) pops the process's messages
 each in its channel's buffer; a consumer's ``receive`` only waits on its buffer, so
 cancelling it loses nothing. Everything else (sending, groups, capacity, expiry) is
 channels_redis's.
+
+Redis failing under the pop may mean it restarted, and without persistence it lost the groups
+of every socket of the process: they would hear nothing more. So the layer keeps the groups
+its process's channels joined, and once Redis answers again it adds them back and puts
+``{"type": "layer.resumed"}`` in each such channel's buffer: what was published meanwhile is
+lost, and the consumer sends its viewer the state as it is now.
 """
 
 from __future__ import annotations
@@ -29,6 +35,8 @@ log = logging.getLogger(__name__)
 RETRY_SECONDS = 1.0
 # How long closing the layer waits for its reader to stop before closing the connections.
 CLOSE_SECONDS = 1.0
+# What a channel of this process gets after Redis failed and answers again.
+RESUMED = "layer.resumed"
 
 
 class RedisChannelLayer(core.RedisChannelLayer):
@@ -38,6 +46,22 @@ class RedisChannelLayer(core.RedisChannelLayer):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._reader: asyncio.Task[None] | None = None
+        # The groups this process's channels are in, to add them back after Redis failed.
+        self._joined: dict[str, set[str]] = {}
+
+    async def group_add(self, group: str, channel: str) -> None:
+        if "!" in channel:
+            self._joined.setdefault(group, set()).add(channel)
+        await super().group_add(group, channel)
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        # Forgotten first: a socket that left is never added back, even if Redis fails here.
+        members = self._joined.get(group)
+        if members is not None:
+            members.discard(channel)
+            if not members:
+                del self._joined[group]
+        await super().group_discard(group, channel)
 
     async def receive(self, channel: str) -> dict[str, Any]:
         if "!" not in channel:  # a named channel (a worker's): channels_redis's own receive
@@ -78,10 +102,27 @@ class RedisChannelLayer(core.RedisChannelLayer):
                 if self._reader is not me or me.cancelling():
                     return  # the layer is closing: its connections went from under the pop
                 log.exception("reading this process's channel messages from Redis failed")
-                await asyncio.sleep(RETRY_SECONDS)
+                await self._resume(me)
                 continue
             for name in channels if isinstance(channels, list) else [channels]:
                 self.receive_buffer[name].put_nowait(message)
+
+    async def _resume(self, me: asyncio.Task[None]) -> None:
+        """After Redis failed: once it answers, this process's channels are in their groups
+        again (it may have restarted without them) and each is told to send afresh."""
+        while self._reader is me and not me.cancelling():
+            await asyncio.sleep(RETRY_SECONDS)
+            try:
+                for group, channels in list(self._joined.items()):
+                    for channel in list(channels):
+                        await super().group_add(group, channel)
+            except Exception as exc:  # still down: no traceback every second
+                log.warning("Redis is still unreachable: %s", exc)
+                continue
+            for channel in {c for channels in self._joined.values() for c in channels}:
+                self.receive_buffer[channel].put_nowait({"type": RESUMED})
+            log.warning("Redis answers again: groups rejoined, sockets told to send afresh")
+            return
 
     async def close_pools(self) -> None:
         """Stop the reader, then close the connections (channels_redis's). The reader stops

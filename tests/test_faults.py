@@ -3,12 +3,17 @@ again at the same address: the players' pages reconnect by themselves (the ws ex
 ``static/js/table.js`` asks for the table again), the hand goes on at the version the
 database holds, and no move a page saw acknowledged is missing from the log.
 
-The other faults (Redis stopped, PostgreSQL restarted) need servers of their own to stop:
-``bench/faults.py`` runs them on private instances.
+And Redis failing under the channel layer (a restart without persistence takes the groups of
+every socket with it, and the messages meanwhile): once it answers again the layer puts its
+sockets back in their groups and tells each to send its view afresh.
+
+The faults as a whole (a server killed, Redis stopped for 10 s, PostgreSQL restarted) run on
+private servers in ``bench/faults.py``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import signal
 from collections import Counter
 from collections.abc import Iterator
@@ -263,3 +268,81 @@ def database_name() -> str:
     from django.db import connection
 
     return str(connection.settings_dict["NAME"])
+
+
+async def test_after_redis_loses_its_groups_the_layer_rejoins_them_and_tells_its_sockets(
+    redis_layer: Any,
+) -> None:
+    """A socket of this process waits in its group; Redis then restarts without persistence
+    (its group is gone, the connection under the layer's pop drops). The layer's reader puts
+    the socket back in its group as soon as Redis answers, and sends it ``layer.resumed`` so
+    that it sends its viewer the table as it is now (whatever was published meanwhile was
+    lost); the next group message reaches it again."""
+    from django.conf import settings
+
+    layer = type(redis_layer)(**dict(settings.CHANNEL_LAYERS["default"].get("CONFIG", {})))
+    group = "table-faults-test"
+    try:
+        channel = await layer.new_channel()
+        await layer.group_add(group, channel)
+        waiting = asyncio.ensure_future(layer.receive(channel))
+        await asyncio.sleep(0.2)  # the layer's reader waits in Redis for the process's messages
+
+        # Redis restarts: the group is gone and the connections drop, the pop's among them.
+        redis = layer.connection(layer.consistent_hash(group))
+        await redis.delete(layer._group_key(group))
+        await redis.connection_pool.disconnect(inuse_connections=True)
+
+        assert await asyncio.wait_for(waiting, 10) == {"type": "layer.resumed"}
+        await layer.group_send(group, {"type": "table.changed", "table": 1})
+        assert await asyncio.wait_for(layer.receive(channel), 5) == {
+            "type": "table.changed",
+            "table": 1,
+        }
+        await layer.group_discard(group, channel)
+    finally:
+        await asyncio.wait_for(layer.flush(), 15)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_now(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A move committed while Redis was down (its message lost): the socket shows it once the
+    layer says Redis answers again."""
+    from channels.db import database_sync_to_async
+    from channels.layers import get_channel_layer
+
+    from games.models import Presence
+    from tests.tables.helpers import user_table
+    from tests.tables.test_table_socket import cookie_for, drain, socket, version_of
+
+    def setup() -> tuple[int, str, Any]:
+        table, users = user_table("duz")
+        services.start_match(table, by=services.SYSTEM, seed=seed_of(43))
+        return table.pk, cookie_for(users[1]), users[0]
+
+    table_id, cookie, starter = await database_sync_to_async(setup)()
+    ws = socket(table_id, cookie)
+    connected, _ = await ws.connect(timeout=5)
+    assert connected
+    try:
+        assert version_of((await drain(ws))[-1]) == 0
+
+        def lost_move() -> None:
+            hand = Hand.objects.get(match__table_id=table_id)
+            tile = engine.format_tile(hand.engine_hand().racks[0][0])
+            monkeypatch.setattr(services, "_publish", lambda *args, **kwargs: None)
+            services.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
+            monkeypatch.undo()
+
+        await database_sync_to_async(lost_move)()
+        assert await drain(ws) == []  # nothing told this socket
+        channel = await database_sync_to_async(
+            lambda: Presence.objects.get(seat__table_id=table_id).channel_name
+        )()
+        await get_channel_layer().send(channel, {"type": "layer.resumed"})
+        frames = await drain(ws, timeout=1.0)
+        assert frames and version_of(frames[-1]) == 1, frames
+    finally:
+        await ws.disconnect()
