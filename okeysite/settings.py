@@ -316,6 +316,11 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# Requests --------------------------------------------------------------------------------
+# No form or payload of the site comes near this (a move or chat line is under 8 KiB, the
+# admin's largest forms a few KiB): a larger body is refused (400) before it is read.
+DATA_UPLOAD_MAX_MEMORY_SIZE = 256 * 1024
+
 # Cache ------------------------------------------------------------------------------------
 # Counts the request rates (accounts.limits: guests, sign-ups, password-reset mails). Shared by
 # every process with CACHE_URL; without it each process counts on its own.

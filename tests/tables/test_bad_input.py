@@ -345,3 +345,20 @@ def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
             assert response.status_code == 200, (kind, user)
             assert 'data-error="bad_chat"' in response.content.decode(), (kind, user)
     assert match.hands.get().version == 0
+
+
+def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
+    """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE (400) from its length alone;
+    the hand is untouched."""
+    table, users = user_table("duz")
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(65))
+    client = Client(raise_request_exception=False)
+    client.force_login(users[0])
+    url = reverse("table_move", args=[table.pk])
+    huge = "x" * (300 * 1024)
+    for body in ({"payload": huge}, {"text": huge}):
+        response = client.post(url, body)
+        assert response.status_code == 400
+    response = client.post(url, huge, content_type="application/json")
+    assert response.status_code == 400
+    assert match.hands.get().version == 0
