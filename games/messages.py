@@ -84,6 +84,9 @@ REFUSALS: dict[str, Any] = {
     "season_options": gettext_lazy("This table's options are not the season's table options."),
     # Any socket (games.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
+    "unavailable": gettext_lazy(
+        "The server could not reach its database just now. Try again in a moment."
+    ),
     "server_error": gettext_lazy(
         "Something went wrong on the server. Refresh the page and try again."
     ),

@@ -4,6 +4,9 @@
   unread: the biggest a client sends is a rack's layout (about 30 tile codes) or a chat line
   of 200 characters, far below it. Daphne's own cap (``manage.py serve`` and the Procfile set
   it to ``SERVER_MAX_MESSAGE_BYTES``) closes the socket on anything past that.
+- A message whose handling fails because the database is unreachable (PostgreSQL restarting,
+  the connection pool empty) is refused at once in those words ("unavailable"), logged in one
+  line: nothing is wrong with the message, and it may be sent again.
 - A message whose handling fails with an error nobody foresaw is logged (with its traceback)
   and answered with a generic refusal: the socket stays open, since one bad message is no
   reason to drop a player from the table.
@@ -20,7 +23,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
+
 log = logging.getLogger(__name__)
+
+# The database cannot be reached (a lost connection, a restart, no connection from the pool).
+UNREACHABLE = (OperationalError, InterfaceError)
 
 MAX_MESSAGE_LENGTH = 8 * 1024
 SERVER_MAX_MESSAGE_BYTES = 64 * 1024
@@ -56,6 +64,11 @@ class Guarded:
                 )
                 return
             await super().websocket_receive(message)  # type: ignore[misc]
+        except UNREACHABLE as exc:
+            log.warning(
+                "a message on socket %s failed: %s", getattr(self, "channel_name", "?"), exc
+            )
+            await self._refuse("unavailable", "the database is unreachable")
         except Exception:
             log.exception("a message on socket %s failed", getattr(self, "channel_name", "?"))
             await self._refuse("server_error", "the server failed to handle that message")

@@ -48,7 +48,7 @@ from django.utils import translation
 from games import chat, live, loop_reads, messages, policy, reads, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, Hand, Table
-from games.socket_guard import Guarded
+from games.socket_guard import UNREACHABLE, Guarded
 
 log = logging.getLogger(__name__)
 
@@ -359,6 +359,11 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
                 expected_version=data.get("expected_version"),
                 client_move_id=move_id,
             )
+        except UNREACHABLE as exc:
+            # Answered with the move's id: the page knows this move was not confirmed, and
+            # may send it again (its version and id keep it from being played twice).
+            log.warning("a move at table %s failed: %s", self.table_id, exc)
+            await self._refuse("unavailable", "the database is unreachable", move_id)
         except GameError as exc:
             await self._refuse(exc.code, exc.message, move_id)
             if exc.code in ("stale_version", "hand_over"):

@@ -346,3 +346,56 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
         assert frames and version_of(frames[-1]) == 1, frames
     finally:
         await ws.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers_the_move(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """PostgreSQL restarting: the move's query fails. The mover is told, with the move's id
+    (so the page knows that move was answered), that the server could not reach its database;
+    the socket stays open and the same move goes through once the database is back."""
+    from channels.db import database_sync_to_async
+    from django.db import OperationalError
+
+    from tests.tables.helpers import user_table
+    from tests.tables.test_table_socket import cookie_for, drain, socket, version_of
+
+    def setup() -> tuple[int, int, str, str]:
+        table, users = user_table("duz")
+        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(44))
+        hand = match.hands.get()
+        tile = engine.format_tile(hand.engine_hand().racks[0][0])
+        return table.pk, hand.pk, cookie_for(users[0]), tile
+
+    table_id, hand_id, cookie, tile = await database_sync_to_async(setup)()
+    ws = socket(table_id, cookie)
+    connected, _ = await ws.connect(timeout=5)
+    assert connected
+    try:
+        await drain(ws)
+        submit = services.submit
+
+        def down(*args: Any, **kwargs: Any) -> None:
+            raise OperationalError("terminating connection due to administrator command")
+
+        monkeypatch.setattr(services, "submit", down)
+        move = {
+            "type": "move",
+            "hand": hand_id,
+            "move": {"do": "discard", "tile": tile},
+            "expected_version": 0,
+            "client_move_id": "down-1",
+        }
+        await ws.send_json_to(move)
+        frames = await drain(ws, timeout=0.5)
+        assert len(frames) == 1, frames
+        assert 'data-error="unavailable"' in frames[0] and 'data-move-id="down-1"' in frames[0]
+        assert "database" in frames[0]
+
+        monkeypatch.setattr(services, "submit", submit)
+        await ws.send_json_to({**move, "client_move_id": "down-2"})
+        frames = await drain(ws, timeout=0.5)
+        assert frames and version_of(frames[-1]) == 1, frames
+    finally:
+        await ws.disconnect()
