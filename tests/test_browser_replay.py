@@ -55,6 +55,12 @@ def test_the_keys_step_through_a_replay_without_reloading(
     assert "finished the hand" in words or "the hand is over" in words
     page.keyboard.press("Home")
     at(0)
+    # htmx takes over the swapped-in links as the swap settles; a click before that is a
+    # plain link's (the step's whole page: right, but not what this test is about).
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+        timeout=10_000,
+    )
     page.locator('[data-replay="next"]').click()
     at(1)
     assert page.evaluate("() => window.__sameDocument === true"), "a step reloaded the page"
