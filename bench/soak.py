@@ -22,8 +22,8 @@ At the end, every client connected again and the servers settled:
   those of the open sockets: none left by a closed one (ghosts), none missing;
 - every socket is closed; after ``Presence.FRESH`` seconds plus a heartbeat, no Presence or
   Watcher row is left and no seat is "here" without a socket;
-- ``manage.py verify_hands`` over every hand, tile conservation of every stored hand, and
-  every move a client saw acknowledged has its ``Move`` row.
+- ``manage.py verify_hands`` over every hand (the servers stopped first), tile conservation
+  of every stored hand, and every move a client saw acknowledged has its ``Move`` row.
 """
 
 from __future__ import annotations
@@ -236,6 +236,9 @@ def main() -> None:
         started = time.monotonic()
         r = asyncio.run(soak(args, site))
         seconds = time.monotonic() - started
+        # The command reads each hand, then its moves: with the clock still playing the bots
+        # a move committed in between reads as a difference. The servers stop first.
+        site.stop()
         verify = subprocess.run(
             [sys.executable, "manage.py", "verify_hands"],
             cwd=ROOT,
