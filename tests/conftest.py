@@ -6,7 +6,8 @@
   for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
 """
 
-from collections.abc import Iterator
+import contextlib
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -71,6 +72,44 @@ def _fresh_channel_layer() -> None:
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every coroutine test closes its channel layers on its own loop (below), set up first so
+    that it is torn down after the test's other fixtures (their sockets closed)."""
+    import inspect
+
+    for item in items:
+        if inspect.iscoroutinefunction(getattr(item, "obj", None)):
+            item.fixturenames.insert(0, "_layers_closed_on_the_tests_loop")  # type: ignore[attr-defined]
+
+
+@pytest.fixture
+async def _layers_closed_on_the_tests_loop() -> AsyncIterator[None]:
+    """The Redis layer's reader pops on the test's loop. The loop's closing cancels it, and
+    a cancellation the Redis client swallows would keep the loop from closing (the test hangs
+    in teardown); closing the layer's connections ends the pop whatever became of the
+    cancellation. A task that still does not stop is named, with its stack, before the hang."""
+    import asyncio
+    import sys
+
+    from channels.layers import channel_layers
+
+    yield
+    for layer in list(channel_layers.backends.values()):
+        close_pools = getattr(layer, "close_pools", None)
+        if close_pools is not None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(close_pools(), timeout=10)
+    me = asyncio.current_task()
+    pending = [task for task in asyncio.all_tasks() if task is not me and not task.done()]
+    for task in pending:
+        task.cancel()
+    if pending:
+        _, stuck = await asyncio.wait(pending, timeout=10)
+        for task in stuck:
+            print(f"a task does not stop when cancelled: {task!r}", file=sys.stderr)
+            task.print_stack(file=sys.stderr)
 
 
 @pytest.fixture
