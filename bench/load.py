@@ -285,7 +285,8 @@ def prepare(tables: int, variant: str) -> tuple[list[Seat], list[int]]:
             services.sit(table, user, position)
             session = store()
             session[SESSION_KEY] = str(user.pk)
-            session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+            # The backend that loads a session's user (the first only limits log-ins).
+            session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[-1]
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             seats.append(Seat(table.pk, position, 0, session.session_key or ""))
