@@ -21,7 +21,7 @@ from django.db import IntegrityError, connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from games import broadcast, chat, engine, policy, reads, selectors
+from games import broadcast, chat, engine, events, policy, reads, selectors
 from games.engine import layout as rack_layout
 from games.errors import GameError, NotAllowed, StaleVersion
 from games.models import (
@@ -1101,11 +1101,9 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
 
 
 def _match_over(match_id: int) -> None:
-    """After the transaction that ends a match commits: rate it and count it in its season
-    (``leagues.hooks``; a failure there is logged, never raised into the game)."""
-    from leagues import hooks
-
-    hooks.after_match(match_id)
+    """After the transaction that ends a match commits, whoever follows the games hears of it
+    (the leagues rate it and count it in its season)."""
+    events.announce_match_ended(match_id)
 
 
 def deal_next_hand(match: Match | int, *, now: Any = None, force: bool = False) -> Hand | None:

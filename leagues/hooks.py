@@ -1,20 +1,13 @@
-"""What happens once a match has ended: ``games.services`` calls :func:`after_match` inside
-the transaction that ends it (finished or abandoned); the work runs after that transaction
-commits, each step in its own transaction, and a failure is logged, never raised into the
+"""What happens once a match has ended (finished or abandoned): it is rated and counted in its
+season. ``games.events.match_ended`` brings it here after the transaction that ended the match
+commits; each step runs in its own transaction, and a failure is logged, never raised into the
 game (``python manage.py rate_matches`` and the admin's "Recompute standings" catch up)."""
 
 from __future__ import annotations
 
 import logging
 
-from django.db import transaction
-
 log = logging.getLogger(__name__)
-
-
-def after_match(match_id: int) -> None:
-    """Rate the match and count it in its season, after the current transaction commits."""
-    transaction.on_commit(lambda: match_over(match_id))
 
 
 def match_over(match_id: int) -> None:

@@ -1,5 +1,6 @@
-"""A new season member gets a line in the stored standings at once; a match that only now
-falls between members may count, so the season's standings are recomputed."""
+"""What the leagues hear: an ended match is rated and counted in its season; a new season
+member gets a line in the stored standings at once (a match that only now falls between
+members may count, so the season's standings are recomputed)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,14 @@ from typing import Any
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
+from games.events import match_ended
+from leagues import hooks
 from leagues.models import SeasonMember
+
+
+@receiver(match_ended, dispatch_uid="leagues.match_ended")
+def match_ended_rate_and_count(sender: Any, match_id: int, **kwargs: Any) -> None:
+    hooks.match_over(match_id)
 
 
 @receiver(post_save, sender=SeasonMember, dispatch_uid="leagues.member_joined")

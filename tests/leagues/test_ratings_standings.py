@@ -16,7 +16,7 @@ from django.urls import reverse
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from games import services
+from games import events, services
 from games.models import Match
 from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
@@ -267,6 +267,33 @@ def test_the_services_call_the_hook_when_a_match_ends(
     # Abandoned: not rated, counted (the season counts abandoned matches).
     assert not RatedMatch.objects.exists()
     assert [row[2] for row in stored(s)] == [1, 1, 1, 1]
+
+
+def test_a_follower_that_fails_when_a_match_ends_is_logged_and_the_game_goes_on(
+    django_capture_on_commit_callbacks: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    a, b, c, d = users("a", "b", "c", "d")
+    s = season(members=[a, b, c, d], count_abandoned=True)
+    t = table(season=s)
+    for p, u in enumerate((a, b, c, d)):
+        services.sit(t, u, p)
+    match = services.start_match(t, by=services.SYSTEM)
+    heard: list[int] = []
+
+    def broken(sender: Any, match_id: int, **kwargs: Any) -> None:
+        heard.append(match_id)
+        raise RuntimeError("a follower's bug")
+
+    events.match_ended.connect(broken, dispatch_uid="test.broken")
+    try:
+        with django_capture_on_commit_callbacks(execute=True):
+            services.end_match(match, by=services.SYSTEM)
+    finally:
+        events.match_ended.disconnect(dispatch_uid="test.broken")
+    assert heard == [match.pk]
+    assert Match.objects.get(pk=match.pk).status == Match.Status.ABANDONED
+    assert [row[2] for row in stored(s)] == [1, 1, 1, 1]  # the leagues heard it all the same
+    assert any("a follower's bug" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
 
 
 def test_the_season_page_shows_the_standings_the_rule_and_a_join_button() -> None:
