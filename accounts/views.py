@@ -1,4 +1,4 @@
-"""Accounts: sign-up, guests (play at once, keep the account later), the profile page, the
+"""Accounts: sign-up, guests (play at once, keep the account later), the
 language switch that remembers a signed-in player's choice, and the password reset; new guests,
 sign-ups and reset mails are limited per address (accounts.limits)."""
 
@@ -12,10 +12,9 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model, login, update_session_auth_hash
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import Resolver404, resolve, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -23,10 +22,8 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
 from accounts import backends, context_processors, language, limits
-from accounts.forms import GUEST_PREFIX, KeepAccountForm, ProfileForm, SignupForm
-from accounts.models import Profile, display_name
-from accounts.selectors import rating_history, recent_matches
-from games.stats import player_stats
+from accounts.forms import GUEST_PREFIX, KeepAccountForm, SignupForm
+from accounts.models import Profile
 
 GUEST_NAME_CHARACTERS = string.ascii_lowercase + string.digits
 GUEST_NAME_LENGTH = 6
@@ -100,30 +97,30 @@ def _next_url(request: HttpRequest, default: str) -> str:
     return wanted
 
 
+def become_guest(request: HttpRequest) -> HttpResponse | None:
+    """Sign an anonymous visitor in as a new guest (a signed-in player stays who they are).
+    The refusal to show instead when their address has made too many guests lately."""
+    if request.user.is_authenticated:
+        return None
+    if limits.GUESTS.exceeded(request):
+        return too_many_requests(
+            request,
+            _(
+                "Too many new guests from your address. Try again in an hour, or log in "
+                "or sign up to play at once."
+            ),
+        )
+    login(request, create_guest(), backend=backends.PATH)
+    return None
+
+
 @require_POST
 def guest(request: HttpRequest) -> HttpResponse:
     """Play as a guest: a new account with a generated name, signed in at once; then ``next``
-    (when safe) or the lobby. With ``variant`` (the lobby's Play-now buttons): straight to a
-    new table of that variant, as "Play now" does for a signed-in player."""
-    from games.lobby import start_play_now
-    from games.models import Variant
-
-    variant = request.POST.get("variant", "")
-    if variant and not Variant.objects.filter(key=variant).exists():
-        messages.error(request, _("There is no such variant."))
-        return redirect("lobby")
-    if not request.user.is_authenticated:
-        if limits.GUESTS.exceeded(request):
-            return too_many_requests(
-                request,
-                _(
-                    "Too many new guests from your address. Try again in an hour, or log in "
-                    "or sign up to play at once."
-                ),
-            )
-        login(request, create_guest(), backend=backends.PATH)
-    if variant:
-        return start_play_now(request, variant)
+    (when safe) or the lobby. (The lobby's Play-now buttons make a guest too: ``play_now``.)"""
+    refused = become_guest(request)
+    if refused is not None:
+        return refused
     return redirect(_next_url(request, default=reverse("lobby")))
 
 
@@ -178,57 +175,6 @@ def keep_account(request: HttpRequest) -> HttpResponse:
     else:
         form = KeepAccountForm(instance=user)
     return render(request, "accounts/keep_account.html", {"form": form})
-
-
-# ----------------------------------------------------------------------------- the profile page
-@require_http_methods(["GET", "POST"])
-def profile(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's page: their name, language, when they joined, whether they are a guest, and
-    their last matches. The owner edits their display name and language here."""
-    person = get_object_or_404(
-        get_user_model().objects.select_related("profile"), username=username
-    )
-    owner = request.user.is_authenticated and request.user.pk == person.pk
-    own = Profile.of(person) if owner else _profile_or_none(person)
-    form = None
-    if owner:
-        if request.method == "POST":
-            form = ProfileForm(request.POST, instance=own)
-            if form.is_valid():
-                saved = form.save()
-                language.remember(request.session, form.cleaned_data["language"])
-                context_processors.remember(
-                    request.session, person.pk, saved.display_name, saved.is_guest
-                )
-                messages.success(request, _("Your profile is saved."))
-                return redirect("profile", person.get_username())
-        else:
-            form = ProfileForm(instance=own, initial={"display_name": display_name(person)})
-    elif request.method == "POST":
-        raise PermissionDenied
-    context = {
-        "person": person,
-        "name": display_name(person),
-        "username": person.get_username(),
-        "language": own.get_language_display() if own and own.language else "",
-        "is_guest": bool(own and own.is_guest),
-        "date_joined": person.date_joined,
-        "owner": owner,
-        "form": form,
-        "matches": recent_matches(person, request.user),
-        # Statistics per variant (finished hands only: games.stats).
-        "stats": player_stats(person),
-        # OpenSkill ratings per variant, with their history (leagues.ratings).
-        "ratings": rating_history(person),
-    }
-    return render(request, "accounts/profile.html", context)
-
-
-def _profile_or_none(user: Any) -> Profile | None:
-    try:
-        return user.profile  # type: ignore[no-any-return]
-    except Profile.DoesNotExist:
-        return None
 
 
 # ----------------------------------------------------------------------------- language

@@ -31,6 +31,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import display_name
+from accounts.views import become_guest
 from games import messages as game_messages
 from games import policy, reads, selectors, services, views
 from games.errors import GameError, NotAllowed
@@ -495,18 +496,14 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
 @require_POST
 def play_now(request: HttpRequest) -> HttpResponse:
     """One click: a table of the variant with its defaults, three strong bots, the match
-    started; then the table page. Anonymous players are sent to log in first."""
-    if not request.user.is_authenticated:
-        return redirect_to_login(reverse("lobby"))
-    return start_play_now(request, request.POST.get("variant", ""))
-
-
-def start_play_now(request: HttpRequest, key: str) -> HttpResponse:
-    """Play now for the signed-in ``request.user``: the table, or back to the lobby with the
-    refusal. Also the last step of "Play as a guest" with a variant (``accounts.views.guest``)."""
+    started; then the table page. An anonymous visitor plays as a new guest."""
+    key = request.POST.get("variant", "")
     if not Variant.objects.filter(key=key).exists():
         messages.error(request, _("There is no such variant."))
         return _redirect(request, reverse("lobby"))
+    refused = become_guest(request)
+    if refused is not None:
+        return refused
     try:
         match = services.play_now(request.user, key)  # type: ignore[arg-type]
     except GameError as exc:

@@ -3,13 +3,13 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from accounts import views as accounts_views
-from games import match_pages
+from games import match_pages, profiles
 
 urlpatterns = [
     path("", include("games.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("leagues.urls")),
-    path("players/<str:username>/", accounts_views.profile, name="profile"),
+    path("players/<str:username>/", profiles.profile, name="profile"),
     path("players/<str:username>/history/", match_pages.player_history, name="player_history"),
     # Django's language switch (django.conf.urls.i18n), which for a signed-in player also
     # saves the choice in their profile and session.

@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import Profile, display_name
-from accounts.selectors import RECENT_MATCHES, recent_matches
 from games import lobby, selectors, services
+from games.profiles import RECENT_MATCHES, recent_matches
 
 from .helpers import finish, form_values, make_user, parse, played_match, signed_in
 

@@ -15,6 +15,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import Profile
+from games.models import Table
 
 from .helpers import PASSWORD, make_user
 
@@ -31,7 +32,9 @@ def guests() -> int:
 
 
 def new_guest(address: str = "10.0.0.1", **post: str) -> Any:
-    return Client().post(reverse("guest"), post, REMOTE_ADDR=address)
+    """A new guest, from the lobby's Play-now buttons when ``variant`` is given."""
+    where = reverse("play_now" if "variant" in post else "guest")
+    return Client().post(where, post, REMOTE_ADDR=address)
 
 
 def an_hour_later(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -66,6 +69,7 @@ def test_the_play_now_buttons_make_no_guest_over_the_limit(variants: None) -> No
     assert refused.status_code == 429
     assert TOO_MANY_GUESTS in refused.content.decode()
     assert guests() == 5
+    assert not Table.objects.exists()
 
 
 def test_a_signed_in_player_pressing_play_now_is_not_counted(variants: None) -> None:
@@ -74,7 +78,8 @@ def test_a_signed_in_player_pressing_play_now_is_not_counted(variants: None) -> 
     client = Client(REMOTE_ADDR="10.0.0.1")
     client.force_login(make_user("elif"))
 
-    assert client.post(reverse("guest"), {"variant": "okey101"}).status_code == 302
+    response = client.post(reverse("play_now"), {"variant": "duz"})
+    assert response.status_code == 302 and response["Location"].startswith("/tables/")
 
 
 def sign_up(name: str, address: str = "10.0.0.1", password: str = PASSWORD) -> Any:

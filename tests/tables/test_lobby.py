@@ -878,11 +878,15 @@ def test_play_now_over_htmx_redirects_the_page() -> None:
     assert response["HX-Redirect"] == reverse("table", args=[table.pk])
 
 
-def test_play_now_sends_anonymous_visitors_to_log_in() -> None:
-    response = Client().post(reverse("play_now"), {"variant": "okey51"})
+def test_play_now_seats_an_anonymous_visitor_as_a_new_guest() -> None:
+    client = Client()
+    response = client.post(reverse("play_now"), {"variant": "okey51"})
+    table = Table.objects.get()
     assert response.status_code == 302
-    assert response["Location"] == f"{reverse('login')}?next={reverse('lobby')}"
-    assert not Table.objects.exists()
+    assert response["Location"] == reverse("table", args=[table.pk])
+    guest = table.seats.get(position=0).user
+    assert guest is not None and guest.profile.is_guest
+    assert client.session["_auth_user_id"] == str(guest.pk)
 
 
 def test_play_now_refuses_a_variant_that_does_not_exist() -> None:
