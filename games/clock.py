@@ -7,11 +7,11 @@
 2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
    or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
    are read; a hand's state is loaded when it is played;
-3. for each, take a lease (a conditional update of ``lease_until``), so that of several
-   workers exactly one plays a hand's turn, then play the turn through ``services.play`` and
-   release the lease. A worker that dies holding a lease loses it when the lease runs out.
+3. for each, take a lease (``services.take_lease``), so that of several workers exactly one
+   plays a hand's turn, then play the turn through ``services.play`` and release the lease.
+   The clock writes no game state itself: leases, claims and moves are the services'.
 
-Each hand is handled on its own: one that fails is logged with its id and put aside for a
+Each hand is handled on its own: one that fails is logged with its id and set aside for a
 while, and the pass goes on with the others. Who plays the turn is
 ``policy.actor_for_turn``, the same answer the move service checks moves against.
 """
@@ -21,7 +21,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import secrets
 from datetime import timedelta
 from typing import Any
 
@@ -35,10 +34,6 @@ from games.models import Hand, Match, Seat
 
 log = logging.getLogger(__name__)
 
-# How long a worker may hold a hand; a turn takes well under a second.
-LEASE_SECONDS = 30
-# How long a hand whose turn failed is left alone before it is tried again.
-FAILED_BACKOFF_SECONDS = 60
 # Hands handled in one pass, oldest change first, so that no table starves.
 BATCH = 200
 
@@ -92,33 +87,14 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
             log.info("hand %s is gone; nothing to play", hand_id)
         except Exception:
             log.exception("the clock could not play hand %s; trying it again later", hand_id)
-            Hand.objects.filter(pk=hand_id).update(
-                lease_until=timezone.now() + timedelta(seconds=FAILED_BACKOFF_SECONDS),
-                lease_owner="failed",
-            )
+            services.set_aside(hand_id)
     return played
-
-
-def take_lease(hand_id: int, now: Any = None) -> str | None:
-    """Lease a hand for this worker: a token if it won, None if another worker holds it."""
-    now = now or timezone.now()
-    token = secrets.token_hex(8)
-    won = (
-        Hand.objects.filter(pk=hand_id, status=Hand.Status.PLAYING)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
-        .update(lease_until=now + timedelta(seconds=LEASE_SECONDS), lease_owner=token)
-    )
-    return token if won == 1 else None
-
-
-def release_lease(hand_id: int, token: str) -> None:
-    Hand.objects.filter(pk=hand_id, lease_owner=token).update(lease_until=None, lease_owner="")
 
 
 def run_hand(hand_id: int, now: Any = None) -> int:
     """Play the due turn of one hand under a lease. Returns the moves played."""
     now = now or timezone.now()
-    token = take_lease(hand_id, now)
+    token = services.take_lease(hand_id, now)
     if token is None:
         return 0
     try:
@@ -133,7 +109,7 @@ def run_hand(hand_id: int, now: Any = None) -> int:
             return play_turn(hand_id, seat.position, services.CLOCK, policy.STAND_IN_LEVEL)
         return play_turn(hand_id, seat.position, actor.kind, actor.level)
     finally:
-        release_lease(hand_id, token)
+        services.release_lease(hand_id, token)
 
 
 def _seat_on_turn(hand: Hand) -> Seat:

@@ -18,7 +18,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connections, router, transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from games import broadcast, chat, engine, events, policy, reads, selectors
@@ -1183,6 +1183,40 @@ def name_changed(user_id: int) -> None:
 
 
 # ----------------------------------------------------------------------------- clock and presence
+# How long a clock worker may hold a hand; a turn takes well under a second.
+LEASE_SECONDS = 30
+# How long a hand whose turn failed is left alone before the clock tries it again.
+FAILED_BACKOFF_SECONDS = 60
+
+
+def take_lease(hand_id: int, now: Any = None) -> str | None:
+    """Lease a hand for one clock worker (a conditional update, so of several workers exactly
+    one wins): a token if it won, None if another worker holds it. A worker that dies
+    holding a lease loses it when the lease runs out."""
+    now = now or timezone.now()
+    token = uuid.uuid4().hex[:16]
+    won = (
+        Hand.objects.filter(pk=hand_id, status=Hand.Status.PLAYING)
+        .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
+        .update(lease_until=now + timedelta(seconds=LEASE_SECONDS), lease_owner=token)
+    )
+    return token if won == 1 else None
+
+
+def release_lease(hand_id: int, token: str) -> None:
+    """Give back the lease ``token`` holds (nothing if it ran out and another worker has it)."""
+    Hand.objects.filter(pk=hand_id, lease_owner=token).update(lease_until=None, lease_owner="")
+
+
+def set_aside(hand_id: int) -> None:
+    """A hand whose turn failed for the clock: no worker takes it for a while, so that one
+    broken hand does not fill every pass with the same error."""
+    Hand.objects.filter(pk=hand_id).update(
+        lease_until=timezone.now() + timedelta(seconds=FAILED_BACKOFF_SECONDS),
+        lease_owner="failed",
+    )
+
+
 def claim_timeout(hand: Hand | int, now: Any = None) -> Seat | None:
     """Claim a hand whose deadline has passed, once: the clock may then play that turn.
 

@@ -310,19 +310,44 @@ def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
 def test_it_leases_a_hand_to_one_worker_at_a_time() -> None:
     table = bot_table("duz", level="greedy")
     hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(84)).hands.get()
-    token = clock.take_lease(hand.pk)
+    token = services.take_lease(hand.pk)
     assert token is not None
-    assert clock.take_lease(hand.pk) is None  # a second worker is turned away
+    assert services.take_lease(hand.pk) is None  # a second worker is turned away
     assert clock.due_hands(timezone.now()) == []
     assert clock.run_hand(hand.pk) == 0
     hand.refresh_from_db()
     assert hand.version == 0
-    clock.release_lease(hand.pk, token)
+    services.release_lease(hand.pk, token)
     assert clock.run_hand(hand.pk) >= 1
     # A worker that died holding a lease loses it when the lease runs out.
-    assert clock.take_lease(hand.pk) is not None
-    expired = timezone.now() + timedelta(seconds=clock.LEASE_SECONDS + 1)
-    assert clock.take_lease(hand.pk, expired) is not None
+    assert services.take_lease(hand.pk) is not None
+    expired = timezone.now() + timedelta(seconds=services.LEASE_SECONDS + 1)
+    assert services.take_lease(hand.pk, expired) is not None
+
+
+def test_a_hand_whose_turn_fails_is_set_aside_and_the_others_are_played(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    broken = services.start_match(bot_table("duz", level="greedy"), by=services.SYSTEM)
+    fine = services.start_match(bot_table("duz", level="greedy"), by=services.SYSTEM)
+    broken_hand, fine_hand = broken.hands.get(), fine.hands.get()
+    play_turn = clock.play_turn
+
+    def fails_for_one(hand_id: int, *args: Any) -> int:
+        if hand_id == broken_hand.pk:
+            raise RuntimeError("a broken hand")
+        return play_turn(hand_id, *args)
+
+    monkeypatch.setattr(clock, "play_turn", fails_for_one)
+    assert clock.tick() >= 1
+    broken_hand.refresh_from_db()
+    fine_hand.refresh_from_db()
+    assert broken_hand.version == 0 and broken_hand.lease_owner == "failed"
+    assert fine_hand.version >= 1 and fine_hand.lease_owner == ""
+    now = timezone.now()
+    assert broken_hand.pk not in clock.due_hands(now)  # left alone for a while,
+    later = now + timedelta(seconds=services.FAILED_BACKOFF_SECONDS + 1)
+    assert broken_hand.pk in clock.due_hands(later)  # then tried again
 
 
 def test_it_plays_nothing_while_its_pause_file_exists(settings: Any, tmp_path: Path) -> None:
