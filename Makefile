@@ -47,6 +47,7 @@ serve: install
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(BIN)/lint-imports
 	@if [ -d games/engine ]; then \
 		echo "$(PY) -m mypy --strict games/engine"; \
 		$(PY) -m mypy --strict games/engine; \
@@ -56,6 +57,7 @@ test: install-dev chromium
 lint: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
+	$(BIN)/lint-imports
 
 # Compiled translations are build output: made from the committed .po files (GNU gettext):
 # django.po for templates and Python, djangojs.po for the scripts (served at /jsi18n/).
