@@ -57,8 +57,8 @@ class LoginLimitsBackend(AxesStandaloneBackend):
     a client over the log-in limits (``accounts.limits``) stops here, whichever form made it.
 
     A call without a request (the test client's ``login``, a shell) has no address to count
-    by: it goes on to the next backend instead of failing, as it did before the limits. Every
-    log-in form of the site passes its request."""
+    by: it goes on to the next backend instead of failing, so that it authenticates as Django's
+    own backend would. Every log-in form of the site passes its request."""
 
     def authenticate(
         self,

@@ -4,9 +4,8 @@ link to their profile, and whether they are a guest ("Keep this account").
 The name and the guest flag come from the session (``SESSION_KEY``), written at log-in
 (``accounts.signals``, with the language, from one read of the profile) and whenever the site
 changes them (the profile form, "Keep this account"), so a page costs no query for them. A
-session without them (one opened before they were kept there) reads the profile once and
-keeps them. A change made elsewhere (another browser, the admin) shows in a session's header
-from its next log-in, as the language does."""
+session without them reads the profile once and keeps them. A change made elsewhere (another
+browser, the admin) shows in a session's header from its next log-in, as the language does."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 The lobby (a socket every open home page joins) and a table's live socket. Both speak HTML, as
 the htmx WebSocket extension expects: each message is a fragment whose element ids say where it
-is swapped in (out-of-band swap). Sending moves over the socket arrives with live play.
+is swapped in (out-of-band swap).
 """
 
 import asyncio

@@ -1,4 +1,4 @@
-"""The lobby (issue 9): the list of open tables, "New table", "Play now", and the pre-match
+"""The lobby: the list of open tables, "New table", "Play now", and the pre-match
 seat controls of a table (sit, stand, seat or remove a bot, start).
 
 Reading: the ``*_context``/``lobby_*`` functions at the top are the lobby's selectors. They

@@ -2,7 +2,7 @@
 
 Every frame after a move starts with one read of the table (``selectors.table_state``: two
 statements). Run through ``database_sync_to_async`` it waits in a pool thread for the GIL at
-every hand-over while the event loop renders other frames: 1.2 ms alone became 2–3.5 ms under
+every hand-over while the event loop renders other frames: 1.2 ms alone takes 2–3.5 ms under
 load, the largest part of a push after the transport (docs/PERFORMANCE.md). Here the same two
 statements (``games.reads``, the same SQL and the same converters) run on an asynchronous
 psycopg connection, on the loop itself: the loop awaits the database and does other work
@@ -14,7 +14,7 @@ Django's own: the same parameters, the same type loaders (JSON as text for the f
 converters, timestamps in the connection's time zone), the same session time zone and role,
 autocommit. Both statements go to the server in one round trip (pipeline mode). Anywhere
 else (SQLite, ``DB_LOOP_READS`` off, a loop without a pool, a table with no hand yet)
-:func:`table_state` returns None and the caller reads in a thread as before; a failed read is
+:func:`table_state` returns None and the caller reads in a pool thread; a failed read is
 logged and falls back the same way.
 """
 

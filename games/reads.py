@@ -3,12 +3,12 @@ and a move's locked read (``games.services.play``).
 
 Every table page and every table socket frame reads the table with its seats and the hand it
 shows; the page also counts its watchers and looks for the viewer's chat mutes. Composed by
-the ORM, each of these queries cost several times more than running it (a join of five
-models: 4 ms of query building for 1 ms on the database, docs/PERFORMANCE.md "Pages (issue
-12)"), so they are written out here: built once
-per process and database from the models' own tables and columns, and their rows made into
-model instances with the fields' own converters, as the ORM would. They read exactly what the
-ORM queries they replace read (``tests/tables`` run them on SQLite and on PostgreSQL).
+the ORM, each of these queries costs several times more than running it (a join of five
+models: 4 ms of query building for 1 ms on the database; docs/PERFORMANCE.md, the table page
+and the lobby), so they are written out here: built once per process and database from the
+models' own tables and columns, and their rows made into model instances with the fields' own
+converters, as the ORM would. They read exactly what the ORM queries they stand for read
+(``tests/tables`` run them on SQLite and on PostgreSQL).
 """
 
 from __future__ import annotations

@@ -7,7 +7,7 @@ Python from ``selectors.table_context``'s plain data:
     <div class="melds">{% meld_groups seats my_seat legal assist public.okey %}</div>
 
 A table socket renders ``#table-live`` for every view after every move. Drawn by the template
-language, these three loops over the seats (a dozen ``if``s, badges and words per seat) were
+language, these three loops over the seats (a dozen ``if``s, badges and words per seat) take
 two thirds of that render. The markup, its classes and hooks are the ones docs/ARCHITECTURE.md
 ("The table page") documents and the tests read; the words are the same translatable strings
 (looked up outside the f-strings, where ``makemessages`` finds them); every value is escaped.

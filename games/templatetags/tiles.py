@@ -1,6 +1,6 @@
-"""``{% tile %}``: one tile's HTML, built in Python (a page draws dozens of tiles, and the
-template version, an include with colour ``if``s and a ``blocktranslate`` per tile, was half
-of the table page's render time).
+"""``{% tile %}``: one tile's HTML, built in Python (a page draws dozens of tiles: drawn by the
+template language, with colour ``if``s and a ``blocktranslate`` per tile, they take half of the
+table page's render time).
 
     {% load tiles %}
     {% tile code okey %}                          {# a board tile #}
@@ -10,7 +10,7 @@ of the table page's render time).
     {% rack_slots row okey feedable %}            {# a rack row: a .slot per place #}
 
 The markup, the classes and the words are those documented in ``templates/games/_tile.html``
-(which is now this tag) and checked by ``tests/tables/test_tiles.py``; the labels are the
+(an include that calls this tag) and checked by ``tests/tables/test_tiles.py``; the labels are the
 same translatable strings. A tile's HTML depends only on its arguments and the active
 language, so it is built once per process and kept (``_html``)."""
 
