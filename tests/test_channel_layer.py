@@ -1,10 +1,10 @@
 """The Redis channel layer the site runs (``okeysite.channel_layers``): a socket closing never
 takes another socket's message with it.
 
-With channels_redis's own layer, the consumer whose ``receive`` happened to be popping the
-process's messages from Redis lost a message popped for another socket when its socket closed
-(its ``receive`` was cancelled with the reply in flight: django/channels_redis#366). In CI the
-lobby then missed the "one player fewer" that the closing lobby socket had just sent.
+With channels_redis's own layer, the consumer whose ``receive`` happens to be popping the
+process's messages from Redis loses a message popped for another socket when its socket closes
+(its ``receive`` is cancelled with the reply in flight: django/channels_redis#366): the lobby
+then misses the "one player fewer" that the closing lobby socket has just sent.
 
 Skipped without REDIS_URL (loudly); failed instead under CI=true.
 """
@@ -110,8 +110,8 @@ def _config() -> dict[str, Any]:
 async def test_a_cancelled_reader_stops_even_if_the_redis_client_swallows_the_cancel() -> None:
     """A loop closing (a server stopping, a test's teardown) cancels every task and waits for
     them. If the Redis client catches the CancelledError of the pop in flight and returns, a
-    reader that kept popping would keep that loop waiting forever (CI hung so once, in a
-    test's teardown). No Redis here: the pop is this test's."""
+    reader that kept popping would keep that loop waiting forever (a test's teardown would
+    hang). No Redis here: the pop is this test's."""
     from okeysite.channel_layers import RedisChannelLayer
 
     layer = RedisChannelLayer(hosts=["redis://127.0.0.1:6379/15"])

@@ -2,7 +2,7 @@
 
 Oversized chat is refused on its size before any cleaning, and a user over the rate limit
 before their text is looked at; a socket message larger than the protocol needs is refused
-unread (and the servers cap messages far past that). Inputs that used to crash a socket's
+unread (and the servers cap messages far past that). Inputs that could crash a socket's
 handler (deeply nested JSON, a hand that does not exist, an anonymous "ready") get a
 refusal and the socket stays open; should a handler fail all the same, the socket answers
 with a generic refusal, and if a socket dies its presence goes with it."""

@@ -1,4 +1,4 @@
-"""The lobby (issue 9): the list of tables, "players online", "New table", "Play now", the
+"""The lobby: the list of tables, "players online", "New table", "Play now", the
 pre-match seat controls, the one-live-table rule, the lobby socket, and refusals of bad input.
 
 Pages are read as a browser would: the HTML is parsed and elements are found by the markup's

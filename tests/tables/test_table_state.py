@@ -1,4 +1,4 @@
-"""The table page's reads (issue 12): ``selectors.table_state``, read once and shared by every
+"""The table page's reads: ``selectors.table_state``, read once and shared by every
 viewer's ``table_context`` without being changed; and the statements written out in SQL
 (``games.reads``), which must read exactly what the ORM queries they replace read."""
 

@@ -133,7 +133,7 @@ def test_the_label_is_one_line_of_words_in_any_language() -> None:
 
     with translation.override("tr"):
         html = tile("F", "B7")
-    # Until the Turkish catalogue has these strings the English words stand; either way the
-    # label is one line of words and never the notation.
+    # Turkish words where the catalogue is compiled, English ones where it is not: either way
+    # the label is one line of words and never the notation.
     assert "\n" not in attr(html, "aria-label")
     assert attr(html, "aria-label") != "F"
