@@ -22,7 +22,7 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
   ``loop_state`` (``games.loop_reads.table_state``, one read on the event loop).
 - **``GET /bench/published``**: JSON ``{"<hand>:<version>": t}``, the wall-clock time at
   which this process handed each move's ``hand.moved`` message over after its commit (the
-  services' ``on_commit``): where push latency starts by the issue's definition ("commit
+  services' ``on_commit``): where push latency starts as the goal measures it ("commit
   until every other seat's frame").
 
     python -m daphne -b 127.0.0.1 -p 8001 bench.bare_asgi:application

@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-GOAL_MS = 100.0  # median, click to updated rack (issue goal)
+GOAL_MS = 100.0  # the goal for the median, click to updated rack (docs/PERFORMANCE.md)
 CHROMIUM = "/usr/bin/chromium"
 TIMEOUT_MS = 60_000  # for any one wait in the page (a bot's turn, a hand being dealt)
 

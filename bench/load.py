@@ -48,8 +48,8 @@ run, and what it measures:
      commit) to each *other* seat's socket receiving a frame at that version or a later one.
      Same machine, same clock (``time.time``). A frame can skip versions (the socket renders
      what the database holds when its turn comes): such versions count as pushed with the
-     later frame and are counted as "coalesced". And the same pushes **from the commit**, the
-     issue's definition ("commit until every other seat's frame"): from the moment the
+     later frame and are counted as "coalesced". And the same pushes **from the commit**, as
+     the goal measures them ("commit until every other seat's frame"): from the moment the
      committing process handed the move's message over after its commit
      (``/bench/published``), as the floor is timed from its publish. The ratio to the floor
      is of this one (both then time what follows the commit); the first includes the
@@ -805,7 +805,7 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
         )
     )
     push: list[float] = []
-    # The same pushes from the move's commit (the definition), where it is known.
+    # The same pushes from the move's commit (as the goal measures them), where it is known.
     committed: list[float] = []
     # Each push with what it was: the move's number and kind, the mover's seat and the
     # receiving seat (seat i is served by process i % K), and from its commit, for --json.
@@ -873,7 +873,7 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
     }
     push, bare = figures["push_ms"], figures["floor_ms"]
     from_commit = figures["push_from_commit_ms"]
-    # The ratio: push from the commit (as the floor, from the publish) over the floor.
+    # The goal's ratio: push from the commit (as the floor, from the publish) over the floor.
     figures["push_over_floor"] = {
         "p50": from_commit["p50"] / bare["p50"],
         "p99": from_commit["p99"] / bare["p99"],

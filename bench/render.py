@@ -25,7 +25,7 @@ after a fixed number of moves from a fixed seed, so that runs compare):
   **context from state**, ``table_context`` given that state (one more viewer's share, no
   query); **one tile**, ``games/_tile.html`` rendered once (the script prints how many tiles
   the page has); **yardstick**, a fixed template independent of the code measured (40 tiles
-  drawn as issue 9's tile template drew them), for the machine's speed, which drifts: compare
+  drawn by the template language alone), for the machine's speed, which drifts: compare
   runs by it; **connect**, opening the database connection, which every request does
   (``CONN_MAX_AGE = 0``; with the pool, taking a connection from it);
 - **the lobby** (``--lobby-tables``, 49 unless 0): ``GET /`` for a signed-in player, with that
@@ -76,7 +76,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 # The machine's speed, which drifts (docs/PERFORMANCE.md): a fixed template, independent of the
-# code measured, drawing 40 tiles as issue 9's tile template did (a `with`, colour `if`s and a
+# code measured, drawing 40 tiles in the template language alone (a `with`, colour `if`s and a
 # `blocktranslate` each).
 YARDSTICK = """{% load i18n %}{% for tile in tiles %}\
 {% with c=tile|slice:":1" n=tile|slice:"1:3" %}\
@@ -89,8 +89,8 @@ YARDSTICK = """{% load i18n %}{% for tile in tiles %}\
 aria-label="{{ label }}" title="{{ label }}"><span class="tile-num">{{ n }}</span></span>\
 {% endwith %}{% endfor %}"""
 YARDSTICK_TILES = [f"{c}{n}" for c in "RYBK" for n in range(1, 11)]
-GOAL_MS = 10.0  # median of the table page (issue 12; issue 9 asked for 25)
-LOBBY_GOAL_MS = 15.0  # median of the lobby (issue 12)
+GOAL_MS = 10.0  # the goal for the table page's median (docs/PERFORMANCE.md)
+LOBBY_GOAL_MS = 15.0  # the goal for the lobby's median
 SEED = "bench-render"
 
 
@@ -310,7 +310,7 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
             cache.clear()  # every call renders, as after a move
         _live, rack, _key = consumer._render(*arguments)  # no state given (read now), no cache
         if rack is not None and not isinstance(rack, str):
-            rack.html()  # rendered when first sent (since issue 12): time it, as before
+            rack.html()  # the rack renders when first sent: time it as part of the frame
 
     def context() -> None:
         with translation.override("en"):

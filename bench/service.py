@@ -16,8 +16,9 @@ new one.
 
 Two ways of publishing are compared in the same run, taking turns move by move, so that
 they share the machine's noise: **kept loop** (``games.broadcast``, what the site does) and
-**new loop per message** (``async_to_sync(layer.group_send)`` from this thread, as before
-issue 12). With the in-memory layer (no ``REDIS_URL``) both are ``async_to_sync``.
+**new loop per message** (``async_to_sync(layer.group_send)`` from this thread, what a
+thread without a kept loop would do). With the in-memory layer (no ``REDIS_URL``) both are
+``async_to_sync``.
 
 The database is throwaway, as in ``bench/render.py`` (a temporary SQLite file, or a new
 PostgreSQL database ``bench_render_<pid>`` dropped at the end). Prints the median, p95 and
