@@ -16,10 +16,9 @@ from django.template.loader import render_to_string
 from django.utils.html import format_html
 
 from games import live, messages
+from games.services import LOBBY_GROUP
 from games.socket_guard import Guarded
 from games.table_socket import TableConsumer  # the table's socket, for the routing
-
-LOBBY_GROUP = "lobby"
 
 
 class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):

@@ -52,7 +52,7 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
-# The lobby's group (``games.consumers.LOBBY_GROUP``): every open lobby socket is in it.
+# The lobby's group: every open lobby socket (``games.consumers.LobbyConsumer``) is in it.
 LOBBY_GROUP = "lobby"
 # Table messages after which the lobby's list may look different (a table opened, a seat
 # changed, a match started or was ended). Moves do not change the lobby.

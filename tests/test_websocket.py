@@ -10,7 +10,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from games.consumers import LOBBY_GROUP
+from games.services import LOBBY_GROUP
 from okeysite.asgi import application
 
 # The auth middleware reads the session through database_sync_to_async, in another thread.
