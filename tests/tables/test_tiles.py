@@ -1,16 +1,19 @@
-"""The tile partial (templates/games/_tile.html): its data-tile contract, colour classes,
-words for screen readers, and the fake and wild okeys drawn apart from ordinary tiles."""
+"""The ``{% tile %}`` tag (games/templatetags/tiles.py), which draws every tile of the site: its
+data-tile contract, colour classes, words for screen readers, the fake and wild okeys drawn
+apart from ordinary tiles, and the same markup for a tile whichever tag draws it."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
-from django.template.loader import render_to_string
+from django.template import engines
 from django.utils import translation
 
 from games.engine.tiles import NAMES
+from games.templatetags import tiles as tags
 
 
 @pytest.fixture(autouse=True)
@@ -21,8 +24,15 @@ def english() -> Iterator[None]:
         yield
 
 
-def tile(code: str, okey: str | None = None, **extra: object) -> str:
-    return render_to_string("games/_tile.html", {"tile": code, "okey": okey, **extra}).strip()
+ONE_TILE = engines["django"].from_string(
+    "{% load tiles %}{% tile code okey selectable=selectable pressed=pressed css=css %}"
+)
+
+
+def tile(code: str, okey: str | None = None, **extra: Any) -> str:
+    """The tile as a template draws it."""
+    context = {"selectable": False, "pressed": False, "css": "", **extra}
+    return ONE_TILE.render({"code": code, "okey": okey, **context})
 
 
 def classes(html: str) -> set[str]:
@@ -123,17 +133,70 @@ def test_a_selectable_tile_is_a_toggle_button() -> None:
     assert attr(html, "role") == "button"
     assert attr(html, "tabindex") == "0"
     assert attr(html, "aria-pressed") == "false"
-    pressed = tile("R5", "B7", selectable=True, pressed=True, **{"class": "tile-sm"})
+    pressed = tile("R5", "B7", selectable=True, pressed=True, css="tile-sm")
     assert attr(pressed, "aria-pressed") == "true"
     assert "tile-sm" in classes(pressed)
 
 
 def test_the_label_is_one_line_of_words_in_any_language() -> None:
-    from django.utils import translation
-
     with translation.override("tr"):
         html = tile("F", "B7")
     # Turkish words where the catalogue is compiled, English ones where it is not: either way
     # the label is one line of words and never the notation.
     assert "\n" not in attr(html, "aria-label")
     assert attr(html, "aria-label") != "F"
+
+
+# Every state a tile is drawn in: each tile, and each okey token for a few meanings, under no
+# okey, under an okey it is not, and as the okey (a fake then plays as it).
+TOKENS = [f"{okey}:{stands}" for okey in NAMES[:-1] for stands in ("R1", "B12", "K13")]
+OKEYS = ["", "B7", "K13", "R1"]
+STATES = [
+    {"code": code, "okey": okey, "selectable": selectable, "pressed": pressed, "css": css}
+    for code in (*NAMES, *TOKENS)
+    for okey in (*OKEYS, code.split(":")[0] if code != "F" else "Y5")
+    for selectable, pressed in ((False, False), (True, False), (True, True))
+    for css in ("", "tile-sm", "feedable")
+]
+
+
+def test_a_tile_is_the_same_markup_whichever_tag_draws_it() -> None:
+    """``{% tile %}`` in a template, ``tile_html`` (the board's seats), ``{% tiles %}`` (melds,
+    discards, revealed racks, the replay) and ``{% rack_slots %}`` (the rack) each draw a tile
+    in every state it can be in with the same HTML."""
+    drawn = engines["django"].from_string(
+        "{% load tiles %}{% for s in states %}"
+        "{% tile s.code s.okey selectable=s.selectable pressed=s.pressed css=s.css %}\n"
+        "{% endfor %}"
+    )
+    from_template = drawn.render({"states": STATES}).split("\n")[:-1]
+    assert len(from_template) == len(STATES)
+    for html, s in zip(from_template, STATES, strict=True):
+        assert html == tags.tile_html(
+            s["code"], s["okey"], selectable=s["selectable"], pressed=s["pressed"], css=s["css"]
+        ), s
+        assert attr(html, "data-tile") == s["code"], s
+        if not s["selectable"]:
+            assert tags.tiles([s["code"]], s["okey"], css=s["css"]) == html, s
+        elif not s["pressed"] and s["css"] in ("", "feedable"):
+            feedable = [s["code"]] if s["css"] else []
+            slot = tags.rack_slots([s["code"]], s["okey"], feedable)
+            assert slot == f'<div class="slot">{html}</div>', s
+
+
+def test_a_row_of_tiles_keeps_its_order_and_escapes_what_goes_between() -> None:
+    row = tags.tiles(["R5", "F", "B7:K2"], "B7", css="tile-sm", sep=" <&> ")
+    expected = [tile(code, "B7", css="tile-sm") for code in ("R5", "F", "B7:K2")]
+    assert row == " &lt;&amp;&gt; ".join(expected)
+    assert tags.tiles([], "B7") == "" and tags.tiles(None) == ""
+
+
+def test_a_rack_row_has_a_slot_per_place_with_its_gaps() -> None:
+    row = tags.rack_slots(["R5", None, "K7", ""], "B7", {"K7"})
+    slots = re.findall(r'<div class="slot">(.*?)</div>', row)
+    assert slots == [
+        tile("R5", "B7", selectable=True),
+        "",
+        tile("K7", "B7", selectable=True, css="feedable"),
+        "",
+    ]
