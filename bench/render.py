@@ -23,10 +23,10 @@ after a fixed number of moves from a fixed seed, so that runs compare):
 - and, to see where the time goes: **context**, ``selectors.table_context`` alone; **state**,
   ``selectors.table_state`` alone (the read a socket shares between the viewers of a table);
   **context from state**, ``table_context`` given that state (one more viewer's share, no
-  query); **one tile**, ``games/_tile.html`` rendered once (the script prints how many tiles
-  the page has); **yardstick**, a fixed template independent of the code measured (40 tiles
-  drawn by the template language alone), for the machine's speed, which drifts: compare
-  runs by it; **connect**, opening the database connection, which every request does
+  query); **one tile**, a template of one ``{% tile %}`` rendered once (the script prints how
+  many tiles the page has); **yardstick**, a fixed template independent of the code measured
+  (40 tiles drawn by the template language alone), for the machine's speed, which drifts:
+  compare runs by it; **connect**, opening the database connection, which every request does
   (``CONN_MAX_AGE = 0``; with the pool, taking a connection from it);
 - **the lobby** (``--lobby-tables``, 49 unless 0): ``GET /`` for a signed-in player, with that
   many tables listed (``crowded_lobby``: about half of them playing, the others open, with
@@ -323,9 +323,13 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
         with translation.override("en"):
             selectors.table_context(table_id, user, state=shared)
 
+    tile_template = engines["django"].from_string(
+        "{% load tiles %}{% tile tile okey selectable=True %}"
+    )
+
     def tile() -> None:
         with translation.override("en"):
-            render_to_string("games/_tile.html", {"tile": "R5", "okey": "B7", "selectable": True})
+            tile_template.render({"tile": "R5", "okey": "B7"})
 
     yardstick_template = engines["django"].from_string(YARDSTICK)
 

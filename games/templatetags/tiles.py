@@ -1,6 +1,6 @@
 """``{% tile %}``: one tile's HTML, built in Python (a page draws dozens of tiles: drawn by the
 template language, with colour ``if``s and a ``blocktranslate`` per tile, they take half of the
-table page's render time).
+table page's render time). Every tile the site draws is built here, by ``_html``.
 
     {% load tiles %}
     {% tile code okey %}                          {# a board tile #}
@@ -9,10 +9,25 @@ table page's render time).
     {% tiles codes okey css="tile-sm" %}          {# a row of tiles (sep: between them) #}
     {% rack_slots row okey feedable %}            {# a rack row: a .slot per place #}
 
-The markup, the classes and the words are those documented in ``templates/games/_tile.html``
-(an include that calls this tag) and checked by ``tests/tables/test_tiles.py``; the labels are the
-same translatable strings. A tile's HTML depends only on its arguments and the active
-language, so it is built once per process and kept (``_html``)."""
+The arguments:
+
+- ``code``: the tile in RULES.md notation: "R5", "K13", "F" (a fake okey), or a meld token
+  "B7:R2" (a wild okey B7 standing for R2);
+- ``okey``: the hand's okey, e.g. "B7" (optional). A tile equal to it is the wild okey; a fake
+  shows the okey's identity as a small "= 7" hint. Without it only a token with a ":X" suffix
+  is known to be wild;
+- ``selectable``: the tile is a toggle button (``role="button"``, ``tabindex="0"``,
+  ``aria-pressed``), for the rack; ``pressed``: a selectable tile that is selected;
+- ``css``: extra classes on the root element ("tile-sm", "feedable").
+
+The root element is ``<span class="tile ..." data-tile="...">``: ``data-tile`` is the notation
+as given ("F" for a fake, the wild okey its own code, a meld token with its suffix). Classes:
+``tile-R`` / ``tile-Y`` / ``tile-B`` / ``tile-K`` (colour; none for a fake), ``tile-fake``,
+``tile-wild``, ``tile-has-as`` (shows a "= X" hint). The aria-label and the title say the tile
+in words ("red 5", "fake okey", "okey (black 7)"), in translatable strings. Styles:
+``static/css/site.css``, "Tiles". ``tests/tables/test_tiles.py`` checks this contract. A tile's
+HTML depends only on its arguments and the active language, so it is built once per process
+and kept (``_html``)."""
 
 from __future__ import annotations
 
@@ -121,8 +136,7 @@ def _forget(*, setting: str, **kwargs: Any) -> None:
 def tile_html(
     code: Any, okey: Any = "", *, selectable: Any = False, pressed: Any = False, css: Any = ""
 ) -> SafeString:
-    """One tile (arguments as ``templates/games/_tile.html`` documents them; ``css``: its
-    ``class``), as safe HTML."""
+    """One tile (the arguments are the module's), as safe HTML."""
     code = "" if code is None else str(code)
     okey = str(okey) if okey else ""
     css = str(css) if css else ""
