@@ -206,7 +206,7 @@ def player_history(request: HttpRequest, username: str) -> HttpResponse:
             page_url(page.paginator.num_pages) if page.number < page.paginator.num_pages else ""
         ),
     }
-    return render(request, "accounts/history.html", context)
+    return render(request, "games/player_history.html", context)
 
 
 # ----------------------------------------------------------------------------- the match page

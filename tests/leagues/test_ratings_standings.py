@@ -253,15 +253,20 @@ def test_live_rows_equal_recomputed_ones_after_several_matches() -> None:
     assert stored(s) == live
 
 
-def test_the_services_call_the_hook_when_a_match_ends(
-    django_capture_on_commit_callbacks: Any,
-) -> None:
+def season_match_under_way() -> tuple[Season, Match]:
+    """Four members at a table of a season that counts abandoned matches, their match begun."""
     a, b, c, d = users("a", "b", "c", "d")
     s = season(members=[a, b, c, d], count_abandoned=True)
     t = table(season=s)
     for p, u in enumerate((a, b, c, d)):
         services.sit(t, u, p)
-    match = services.start_match(t, by=services.SYSTEM)
+    return s, services.start_match(t, by=services.SYSTEM)
+
+
+def test_the_services_call_the_hook_when_a_match_ends(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    s, match = season_match_under_way()
     with django_capture_on_commit_callbacks(execute=True):
         services.end_match(match, by=services.SYSTEM)
     # Abandoned: not rated, counted (the season counts abandoned matches).
@@ -272,12 +277,7 @@ def test_the_services_call_the_hook_when_a_match_ends(
 def test_a_follower_that_fails_when_a_match_ends_is_logged_and_the_game_goes_on(
     django_capture_on_commit_callbacks: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    a, b, c, d = users("a", "b", "c", "d")
-    s = season(members=[a, b, c, d], count_abandoned=True)
-    t = table(season=s)
-    for p, u in enumerate((a, b, c, d)):
-        services.sit(t, u, p)
-    match = services.start_match(t, by=services.SYSTEM)
+    s, match = season_match_under_way()
     heard: list[int] = []
 
     def broken(sender: Any, match_id: int, **kwargs: Any) -> None:
