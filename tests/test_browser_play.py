@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from games import engine, services
 from games.catalog import ensure_variants
@@ -21,6 +20,7 @@ from games.models import Hand, Move, Table
 from tests import browser as ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.tables.helpers import seed_of, user_table
+from tests.users import make_user
 
 pytestmark = pytest.mark.browser
 
@@ -164,7 +164,7 @@ def test_play_now_reaches_the_end_of_a_hand(
     daphne_live_server: DaphneServer, chromium: Any, variant: str
 ) -> None:
     ensure_variants()  # a transactional test before this one flushed them
-    player = get_user_model().objects.create_user(f"now-{variant}", password="x")
+    player = make_user(f"now-{variant}")
     page = ui.signed_in_page(chromium, daphne_live_server, player)
     page.goto(f"{daphne_live_server.url}/")
     page.locator(f'[data-action="play-now"][data-variant="{variant}"]').click()

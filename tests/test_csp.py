@@ -22,7 +22,6 @@ import pytest
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib import admin
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
@@ -33,8 +32,7 @@ from tests.tables.helpers import play_random_moves, seed_of, user_table
 from tests.tables.test_history_pages import played_out
 from tests.tables.test_lobby import lobby_sockets
 from tests.tables.test_table_socket import cookie_for, drain, socket
-
-User = get_user_model()
+from tests.users import make_user
 
 # A <script> of these types is a data block: the browser never runs it, and CSP allows it.
 DATA_SCRIPT_TYPES = {"application/json"}
@@ -184,7 +182,7 @@ def site_pages() -> list[tuple[str, Client, str]]:
     done_hand = done_match.hands.order_by("number").first()
     assert done_hand is not None
     finisher = client_for(done_users[0])
-    staff = User.objects.create_superuser("boss", "boss@example.com", "pw")
+    staff = make_user("boss", superuser=True)
     name = done_users[0].get_username()
     pages = [
         ("lobby, signed out", anonymous, reverse("home")),
@@ -317,7 +315,7 @@ async def test_the_lobby_sockets_frames_need_no_inline_code() -> None:
     cookie = await database_sync_to_async(setup)()
     async with lobby_sockets("", cookie) as opened:
         frames = [first for _ws, first in opened]
-        maker = await database_sync_to_async(User.objects.create_user)("maker", password="x")
+        maker = await database_sync_to_async(make_user)("maker")
         await database_sync_to_async(services.open_table)(
             variant="okey51", user=maker, name="<span style='x'>Room</span>"
         )
@@ -364,7 +362,7 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
 
     server = daphne_live_server
     ensure_variants()  # a transactional test before this one flushed them
-    player = User.objects.create_user("csp-player", password="x")
+    player = make_user("csp-player")
     page = ui.signed_in_page(chromium, server, player)
     page.add_init_script(REPORT_VIOLATIONS)
 
@@ -429,7 +427,7 @@ def test_chromium_reports_no_violation_in_the_admin(daphne_live_server: Any, chr
     server = daphne_live_server
     ensure_variants()
     table, _users = user_table("duz")
-    staff = User.objects.create_superuser("csp-boss", "boss@example.com", "pw")
+    staff = make_user("csp-boss", superuser=True)
     page = ui.signed_in_page(chromium, server, staff)
     page.add_init_script(REPORT_VIOLATIONS)
     for path in (

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 
 from games import engine, services
 from games.catalog import ensure_variants
@@ -30,6 +29,7 @@ from games.models import Hand, Move, Table
 from tests import browser as ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.tables.helpers import seed_of
+from tests.users import make_user
 
 pytestmark = pytest.mark.browser
 
@@ -135,7 +135,7 @@ def setup_table(seed: str) -> tuple[Table, list[Any], Hand]:
         table = services.create_table(variant="classic", created_by=None, options={"timer": 0})
         users = []
         for position in (0, 1):
-            user = get_user_model().objects.create_user(f"fault-{position}", password="x")
+            user = make_user(f"fault-{position}")
             services.sit(table, user, position)
             users.append(user)
         for position in (2, 3):

@@ -33,7 +33,6 @@ from typing import Any
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.test import Client
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
@@ -44,6 +43,7 @@ from games.models import Hand, Participant, Seat, Table
 from tests.leak_check import Observer, Truth, check, drawn_rack_frame, parse, truth_of
 from tests.live_daphne import DaphneServer
 from tests.tables.helpers import seed_of, store_random_hand, user_table
+from tests.users import make_user
 
 pytestmark = pytest.mark.timeout(240)
 
@@ -190,10 +190,9 @@ class Game:
 
 
 def setup_game(server: DaphneServer, variant: str, n: int) -> Game:
-    User = get_user_model()
     table, users = user_table(variant, {"timer": 0})
-    spectator = User.objects.create_user(f"{variant}-watcher-{table.pk}", password="x")
-    former = User.objects.create_user(f"{variant}-former-{table.pk}", password="x")
+    spectator = make_user(f"{variant}-watcher-{table.pk}")
+    former = make_user(f"{variant}-former-{table.pk}")
     # An earlier match at this table, played by ``former`` at seat 0 (who has left since).
     earlier = store_random_hand(table, seed_of(700 + n), 700 + n)
     for p in range(table.players):
@@ -424,7 +423,7 @@ def check_the_checker(game: Game, truth: Truth) -> None:
 def test_no_observer_sees_a_hidden_tile_or_the_seed(
     daphne_live_server: DaphneServer, variant: str
 ) -> None:
-    staff = get_user_model().objects.create_user(f"staff-{variant}", password="x", is_staff=True)
+    staff = make_user(f"staff-{variant}", staff=True)
     game = setup_game(daphne_live_server, variant, list(PLAN).index(variant))
     try:
         play_hand(game, variant, staff)

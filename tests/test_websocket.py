@@ -7,11 +7,11 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.test import Client
 
 from games.services import LOBBY_GROUP
 from okeysite.asgi import application
+from tests.users import make_user
 
 # The auth middleware reads the session through database_sync_to_async, in another thread.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -57,7 +57,7 @@ async def test_it_refuses_a_socket_from_a_foreign_origin() -> None:
 
 async def test_it_knows_the_signed_in_player() -> None:
     def sign_in() -> str:
-        user = get_user_model().objects.create_user(username="ayse", password="okey1234")
+        user = make_user("ayse")
         client = Client()
         client.force_login(user)
         return (

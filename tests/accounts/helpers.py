@@ -4,24 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.test import Client
 from django.utils import timezone
 
-from accounts.models import Profile
 from games import services
 from games.models import Match, Table
 from tests.tables.helpers import seed_of
 from tests.tables.test_lobby import form_values, parse  # noqa: F401  (re-exported)
-
-PASSWORD = "tiles-and-racks-42"
-
-
-def make_user(name: str, **profile: Any) -> Any:
-    user = get_user_model().objects.create_user(name, password=PASSWORD)
-    if profile:
-        Profile.objects.create(user=user, **profile)
-    return user
 
 
 def signed_in(user: Any, **kwargs: Any) -> Client:

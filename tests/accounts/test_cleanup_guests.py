@@ -15,8 +15,9 @@ from django.utils import timezone
 from accounts.models import Profile
 from accounts.views import create_guest
 from games.models import Match, Participant, Seat
+from tests.users import make_user
 
-from .helpers import finish, make_user, played_match
+from .helpers import finish, played_match
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 

@@ -23,8 +23,7 @@ from django.urls import reverse
 
 from accounts.limits import client_address
 from games.management.commands import serve
-
-from .helpers import PASSWORD, make_user
+from tests.users import PASSWORD, make_user
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 TOO_MANY = "Too many failed log-ins. Try again in 15 minutes."

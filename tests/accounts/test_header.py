@@ -14,8 +14,9 @@ from django.urls import reverse
 
 from accounts import context_processors
 from accounts.models import Profile
+from tests.users import PASSWORD, make_user
 
-from .helpers import PASSWORD, form_values, make_user, parse, signed_in
+from .helpers import form_values, parse, signed_in
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 

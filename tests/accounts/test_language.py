@@ -19,8 +19,9 @@ from games.consumers import LobbyConsumer
 from games.table_socket import language_of
 from tests.tables.test_lobby import lobby_sockets
 from tests.tables.test_table_socket import cookie_for
+from tests.users import PASSWORD, make_user
 
-from .helpers import PASSWORD, make_user, signed_in
+from .helpers import signed_in
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 

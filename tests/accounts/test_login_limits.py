@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from .helpers import PASSWORD, make_user
+from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -150,9 +150,7 @@ def admin_attempt(username: str, password: str, address: str = "10.0.0.1") -> An
 
 
 def test_the_admins_log_in_has_the_same_limits() -> None:
-    boss = make_user("boss")
-    boss.is_staff = boss.is_superuser = True
-    boss.save()
+    make_user("boss", superuser=True)
     for n in range(30):
         response = admin_attempt("boss", f"wrong-{n}")
         assert response.status_code == 200
@@ -166,7 +164,7 @@ def test_the_admins_log_in_has_the_same_limits() -> None:
     assert sum(AccessAttempt.objects.values_list("failures_since_start", flat=True)) == 5
     # Failures on the site's log-in count for the admin's, and the other way round.
     assert errors(attempt("boss", PASSWORD)) == TOO_MANY
-    make_user("elif").__class__.objects.filter(username="elif").update(is_staff=True)
+    make_user("elif", staff=True)
     for _ in range(5):
         attempt("elif", "wrong", address="10.0.0.2")
     assert TOO_MANY in admin_attempt("elif", PASSWORD, address="10.0.0.2").content.decode()

@@ -10,7 +10,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from .helpers import PASSWORD, make_user, parse, signed_in
+from tests.users import PASSWORD, make_user
+
+from .helpers import parse, signed_in
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,9 @@ from django.urls import reverse
 from accounts.models import Profile, display_name
 from games import lobby, selectors, services
 from games.profiles import RECENT_MATCHES, recent_matches
+from tests.users import make_user
 
-from .helpers import finish, form_values, make_user, parse, played_match, signed_in
+from .helpers import finish, form_values, parse, played_match, signed_in
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -234,7 +235,7 @@ def test_display_names_cost_no_query_per_seat() -> None:
 
 # ----------------------------------------------------------------------------- the admin
 def test_the_admin_shows_profiles_and_the_profile_on_the_user_page() -> None:
-    admin = User.objects.create_superuser("boss", password="x")
+    admin = make_user("boss", superuser=True)
     user = make_user("elif", display_name="Elif K", is_guest=True)
     client = signed_in(admin)
     listing = client.get("/admin/accounts/profile/").content.decode()

@@ -16,8 +16,7 @@ from django.urls import reverse
 
 from accounts.models import Profile
 from games.models import Table
-
-from .helpers import PASSWORD, make_user
+from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from games import services
 from games.catalog import ensure_variants
 from games.models import Hand, Match, Participant, Table, Variant
 from leagues.models import League, Season, SeasonMember
+from tests.users import make_user
 
 BOT = "bot"
 
@@ -37,8 +37,7 @@ def season(
 
 
 def users(*names: str) -> list[Any]:
-    User = get_user_model()
-    return [User.objects.create_user(name, password="x") for name in names]
+    return [make_user(name) for name in names]
 
 
 def table(variant: str = "okey51", season: Season | None = None, partners: bool = False) -> Table:

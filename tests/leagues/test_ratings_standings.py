@@ -22,6 +22,7 @@ from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
 from tests.leagues.helpers import BOT, finished_match, season, table, users
 from tests.tables.helpers import play_match_with_bots, seed_of
+from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -326,13 +327,11 @@ def test_the_leaderboard_lists_the_top_players_by_ordinal() -> None:
 
 
 def test_the_admin_shows_standings_and_recomputes_them() -> None:
-    from django.contrib.auth import get_user_model
-
     s, _, _ = example()
     Standing.objects.filter(season=s).update(points=0)
-    get_user_model().objects.create_superuser("boss", "b@example.com", "pw")
+    make_user("boss", superuser=True)
     client = Client()
-    client.login(username="boss", password="pw")
+    client.login(username="boss", password=PASSWORD)
     assert client.get(reverse("admin:leagues_season_change", args=[s.pk])).status_code == 200
     assert client.get(reverse("admin:leagues_rating_changelist")).status_code == 200
     response = client.post(
@@ -460,8 +459,6 @@ def test_a_season_s_table_options_rule_its_tables() -> None:
 
 @pytest.mark.django_db
 def test_the_admin_opens_a_table_for_a_season_through_the_services() -> None:
-    from django.contrib.auth import get_user_model
-
     from games.catalog import ensure_variants
     from games.models import Table, Variant
     from leagues.models import League, Season
@@ -475,7 +472,7 @@ def test_the_admin_opens_a_table_for_a_season_through_the_services() -> None:
         ends_on=datetime.date(2027, 2, 28),
         table_options={"timer": 60},
     )
-    staff = get_user_model().objects.create_superuser("boss", password="x")
+    staff = make_user("boss", superuser=True)
     client = Client()
     client.force_login(staff)
     response = client.post(

@@ -5,12 +5,11 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from django.contrib.auth import get_user_model
-
 from games import engine, services
 from games.catalog import ensure_variants
 from games.engine.selfplay import candidate_moves
 from games.models import Hand, Match, Move, Table
+from tests.users import make_user
 
 
 def seed_of(n: int) -> str:
@@ -29,14 +28,13 @@ def user_table(
     variant: str, options: dict[str, Any] | None = None, players: int = 4
 ) -> tuple[Table, list[Any]]:
     """A table of ``players`` seats, each held by a new user."""
-    User = get_user_model()
     ensure_variants()
     table = services.create_table(
         variant=variant, created_by=None, options=options, players=players
     )
     users = []
     for p in range(table.players):
-        user = User.objects.create_user(f"{variant}-p{p}-{table.pk}", password="x")
+        user = make_user(f"{variant}-p{p}-{table.pk}")
         services.sit(table, user, p)
         users.append(user)
     return table, users

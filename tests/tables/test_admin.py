@@ -14,6 +14,7 @@ from django.urls import reverse
 
 from games import engine, services
 from games.models import Hand, Match, Table, Variant
+from tests.users import PASSWORD, make_user
 
 from .helpers import bot_table, random_move, seed_of, user_table
 
@@ -22,10 +23,9 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def admin_client() -> Client:
-    User = get_user_model()
-    User.objects.create_superuser("boss", "boss@example.com", "pw")
+    make_user("boss", superuser=True)
     client = Client()
-    client.login(username="boss", password="pw")
+    client.login(username="boss", password=PASSWORD)
     return client
 
 

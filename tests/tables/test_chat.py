@@ -22,15 +22,12 @@ from games import chat, selectors, services
 from games.catalog import ensure_variants
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, ChatMute, Hand, Move, Table
+from tests.users import make_user
 
 from .helpers import seed_of, user_table
 from .test_table_socket import cookie_for, drain, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def make_user(name: str, **extra: Any) -> Any:
-    return get_user_model().objects.create_user(name, password="x", **extra)
 
 
 def texts(html_text: str) -> list[str]:
@@ -215,7 +212,7 @@ def test_a_mute_hides_lines_for_the_muter_only_until_the_match_ends() -> None:
     assert texts_of(table.pk, muter) == []
     assert texts_of(table.pk, other) == ["before the mute", "while muted"]
     # A line whose author has since deleted their account (no user) hides from no one.
-    leaver = get_user_model().objects.create_user("leaver", password="x")
+    leaver = make_user("leaver")
     services.send_chat(table.pk, leaver, text="bye")
     leaver.delete()
     assert texts_of(table.pk, muter) == ["bye"]
@@ -287,7 +284,7 @@ def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
     chatty = Table.objects.get(name="Chatty")
     assert chatty.chat_enabled
     # Staff turn it off in the admin, through services.update_table.
-    boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+    boss = make_user("boss", superuser=True)
     admin = Client()
     admin.force_login(boss)
     url = reverse("admin:games_table_change", args=[chatty.pk])
@@ -306,7 +303,7 @@ def test_staff_read_chat_in_the_admin_read_only() -> None:
     table, users = user_table("duz")
     services.send_chat(table.pk, users[0], text="hello staff")
     services.send_chat(table.pk, users[1], canned="thanks")
-    boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+    boss = make_user("boss", superuser=True)
     admin = Client()
     admin.force_login(boss)
     listing = admin.get(reverse("admin:games_chatmessage_changelist") + "?q=staff")
@@ -327,7 +324,7 @@ async def test_staff_delete_a_line_in_the_admin_and_open_pages_drop_it() -> None
         table, users = user_table("duz")
         first = services.send_chat(table.pk, users[0], text="rude words")
         second = services.send_chat(table.pk, users[1], text="more rude words")
-        boss = get_user_model().objects.create_superuser("boss", "boss@example.com", "pw")
+        boss = make_user("boss", superuser=True)
         return table.pk, [first.pk, second.pk], cookie_for(users[2]), boss
 
     table_id, ids, cookie, boss = await database_sync_to_async(setup)()

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import connection, connections
 from django.test import Client
@@ -18,6 +17,7 @@ from django.utils import timezone
 
 from games import clock, engine, services
 from games.models import Hand, Match, Move, Presence, Seat
+from tests.users import make_user
 
 from .helpers import bot_table, connect, seed_of, user_table
 
@@ -189,7 +189,7 @@ def test_it_does_not_pass_presence_to_the_next_occupant() -> None:
     table, users = user_table("okey51")
     connect(table, users)
     services.stand(table, users[3])
-    newcomer = get_user_model().objects.create_user("newcomer", password="x")
+    newcomer = make_user("newcomer")
     services.sit(table, newcomer, 3)
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert page.count(">here<") == 3

@@ -25,6 +25,7 @@ from django.utils import timezone
 from games import engine, services
 from games.catalog import ensure_variants
 from games.models import Hand, Match, Participant, Table
+from tests.users import make_user
 
 from .helpers import (
     bot_table,
@@ -165,7 +166,7 @@ def totals_row(page: Node) -> list[int]:
 
 # ----------------------------------------------------------------------------- the history
 def test_the_history_lists_the_player_s_matches_newest_first() -> None:
-    ada, bob, cem = (User.objects.create_user(n, password="x") for n in ("ada", "bob", "cem"))
+    ada, bob, cem = (make_user(n) for n in ("ada", "bob", "cem"))
     table = new_table("duz")
     old = stored_match(table, [ada, "random", bob, "greedy"], 1, winners=[0], day=0)
     new = stored_match(table, ["random", bob, "random", ada], 2, winners=[1], day=5)
@@ -202,7 +203,7 @@ def test_an_unknown_player_s_history_is_404() -> None:
 
 
 def test_each_filter_narrows_the_list() -> None:
-    ada = User.objects.create_user("ada", password="x")
+    ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
     bots = ["random", "random", "random"]
     won = stored_match(duz, [ada, *bots], 1, winners=[0], day=0)  # 1 March
@@ -237,7 +238,7 @@ def test_each_filter_narrows_the_list() -> None:
 
 
 def test_the_history_is_paginated_and_page_links_keep_the_filters() -> None:
-    ada = User.objects.create_user("ada", password="x")
+    ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
     bots = ["random", "random", "random"]
     duz_ids = [stored_match(duz, [ada, *bots], n, day=n).pk for n in range(25)]
@@ -267,7 +268,7 @@ def test_the_history_is_paginated_and_page_links_keep_the_filters() -> None:
 def test_the_history_s_queries_do_not_grow_with_its_rows(
     django_assert_max_num_queries: Any,
 ) -> None:
-    ada, viewer = (User.objects.create_user(n, password="x") for n in ("ada", "viewer"))
+    ada, viewer = (make_user(n) for n in ("ada", "viewer"))
     tables = [new_table("duz"), new_table("okey51", is_private=True)]
     stored_match(tables[0], [ada, "random", viewer, "random"], 0, winners=[0])
     client = client_for(viewer)
@@ -284,9 +285,7 @@ def test_the_history_s_queries_do_not_grow_with_its_rows(
 
 
 def test_a_private_table_is_named_and_linked_only_for_those_who_may_see_it() -> None:
-    host, mate, stranger = (
-        User.objects.create_user(n, password="x") for n in ("host", "mate", "stranger")
-    )
+    host, mate, stranger = (make_user(n) for n in ("host", "mate", "stranger"))
     table = new_table("okey51", is_private=True, created_by=host)
     table.name = "Secret room"
     table.save()
@@ -316,7 +315,7 @@ def test_a_private_table_is_named_and_linked_only_for_those_who_may_see_it() -> 
 
 
 def test_the_profile_links_the_history_and_its_matches() -> None:
-    ada = User.objects.create_user("ada", password="x")
+    ada = make_user("ada")
     match = stored_match(new_table("duz"), [ada, "random", "random", "random"], 1)
     page = parse(client_for().get(reverse("profile", args=["ada"])).content)
     assert page.one("a", data_action="history").attrs["href"] == reverse(
@@ -415,7 +414,7 @@ def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it() -> No
     table, users, match = played_out("duz", {}, 2)
     Table.objects.filter(pk=table.pk).update(is_private=True)
     services.stand(table, users[1])  # no longer seated: only having played lets them in
-    stranger = User.objects.create_user("stranger", password="x")
+    stranger = make_user("stranger")
     url = reverse("match", args=[match.pk])
     invite = f"?invite={table.invite_token}"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
@@ -13,6 +12,7 @@ from django.urls import reverse
 from games import services
 from games.models import Variant
 from leagues.models import League, Season
+from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -49,9 +49,9 @@ def test_it_refuses_a_season_that_ends_before_it_starts() -> None:
 
 def test_it_runs_leagues_and_seasons_from_the_admin() -> None:
     season = _season()
-    get_user_model().objects.create_superuser("boss", "b@example.com", "pw")
+    make_user("boss", superuser=True)
     client = Client()
-    client.login(username="boss", password="pw")
+    client.login(username="boss", password=PASSWORD)
     for url in [
         reverse("admin:leagues_league_changelist"),
         reverse("admin:leagues_league_change", args=[season.league_id]),

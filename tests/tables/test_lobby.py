@@ -34,6 +34,7 @@ from games.catalog import ensure_variants
 from games.engine.variants import OPTIONS, PLAYERS
 from games.models import Hand, LobbyPresence, Match, Participant, Presence, Seat, Table
 from okeysite.asgi import application
+from tests.users import make_user
 
 from .helpers import play_match_with_bots, seed_of
 from .test_table_socket import QueryCounter, cookie_for
@@ -184,10 +185,6 @@ def flashed(client: Client, response: HttpResponse) -> list[str]:
 @pytest.fixture(autouse=True)
 def _variants(db: None) -> None:
     ensure_variants()  # a transactional test before this one may have flushed them
-
-
-def make_user(name: str) -> Any:
-    return get_user_model().objects.create_user(name, password="x")
 
 
 def signed_in(user: Any, **kwargs: Any) -> Client:

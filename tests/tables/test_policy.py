@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
@@ -13,14 +12,11 @@ from django.urls import reverse
 from games import policy, services
 from games.catalog import ensure_variants
 from games.models import Hand, Seat
+from tests.users import make_user
 
 from .helpers import seed_of, user_table
 
 pytestmark = pytest.mark.django_db
-
-
-def make_user(name: str, **extra: Any) -> Any:
-    return get_user_model().objects.create_user(name, password="x", **extra)
 
 
 def refused(code: str, call: Any, *args: Any, **kwargs: Any) -> None:
@@ -38,7 +34,7 @@ def host() -> Any:
 def test_it_lets_anyone_see_a_public_table_but_only_invitees_a_private_one(host: Any) -> None:
     public = services.create_table(variant="okey51", created_by=host)
     private = services.create_table(variant="okey51", created_by=host, is_private=True)
-    stranger, staff = make_user("stranger"), make_user("staff", is_staff=True)
+    stranger, staff = make_user("stranger"), make_user("staff", staff=True)
     seats = list(private.seats.all())
     assert policy.can_see(public, [], AnonymousUser())
     assert not policy.can_see(private, seats, AnonymousUser())
@@ -129,7 +125,7 @@ def test_it_starts_a_match_only_for_the_host_at_a_full_table(host: Any) -> None:
 def test_it_leaves_ending_matches_and_removing_players_to_staff() -> None:
     table, users = user_table("okey51")
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(70))
-    staff = make_user("staff", is_staff=True)
+    staff = make_user("staff", staff=True)
     refused("staff_only", services.end_match, match, by=users[0])
     refused("staff_only", services.remove_player, table.seats.get(position=1), by=users[0])
     seat = services.remove_player(table.seats.get(position=1), by=staff)

@@ -18,7 +18,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.contrib.messages import get_messages
 from django.test import Client
@@ -28,6 +27,7 @@ from games import policy, services
 from games.catalog import ensure_variants
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Seat, Table
+from tests.users import make_user
 
 from .helpers import random_move, seed_of, store_random_hand
 from .test_table_socket import cookie_for, drain, socket, version_of
@@ -40,10 +40,6 @@ HTMX = {"HX-Request": "true"}
 WRONG = "not-the-invite"
 NOT_HOST = "Only the table's host may do that."
 _NAMES = itertools.count()
-
-
-def make_user(name: str, **extra: Any) -> Any:
-    return get_user_model().objects.create_user(name, password="x", **extra)
 
 
 def signed_in(user: Any) -> Client:

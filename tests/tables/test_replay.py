@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import Client
@@ -29,6 +28,7 @@ from django.urls import reverse
 from games import engine, history, policy, services
 from games.engine.scenario import check, run_scenario
 from games.models import ChatMessage, Hand, Match, Move, Table
+from tests.users import make_user
 
 from .helpers import random_move, seed_of, user_table
 
@@ -157,8 +157,8 @@ def rotated(values: list[Any], starter: int) -> list[Any]:
 def test_only_players_replay_a_live_hand_and_the_table_s_viewers_a_finished_one() -> None:
     table, users, hand = live_hand("duz", moves=2)
     seats = list(table.seats.all())
-    stranger = get_user_model().objects.create_user("stranger", password="x")
-    staff = get_user_model().objects.create_user("staffer", password="x", is_staff=True)
+    stranger = make_user("stranger")
+    staff = make_user("staffer", staff=True)
     assert policy.can_replay(table, seats, users[1], hand, 1)
     assert not policy.can_replay(table, seats, stranger, hand, None)
     assert not policy.can_replay(table, seats, staff, hand, None)
@@ -204,8 +204,8 @@ def test_a_player_replays_a_live_hand_seeing_only_their_own_rack(variant: str) -
 
 def test_nobody_else_sees_a_live_hand() -> None:
     table, users, hand = live_hand("okey51", 5)
-    stranger = get_user_model().objects.create_user("stranger", password="x")
-    staff = get_user_model().objects.create_user("staffer", password="x", is_staff=True)
+    stranger = make_user("stranger")
+    staff = make_user("staffer", staff=True)
     urls = [
         reverse("hand_replay", args=[hand.pk]),
         step_url(hand, 1),
@@ -232,7 +232,7 @@ def test_a_live_hand_s_deal_check_shows_its_commitment_only() -> None:
 
 def test_the_match_export_names_a_live_hand_without_its_seed_or_moves() -> None:
     table, users, hand = live_hand("gobek17", 7)
-    stranger = get_user_model().objects.create_user("stranger", password="x")
+    stranger = make_user("stranger")
     url = reverse("match_export", args=[hand.match_id])
     for who in [None, stranger, users[0]]:
         response = client_for(who).get(url)
@@ -252,7 +252,7 @@ def test_the_match_export_names_a_live_hand_without_its_seed_or_moves() -> None:
 def test_everyone_replays_a_finished_hand_with_every_rack(variant: str) -> None:
     table, users, hand = finished_hand(variant, VARIANTS.index(variant))
     last = hand.version
-    stranger = get_user_model().objects.create_user("stranger", password="x")
+    stranger = make_user("stranger")
     for who in [None, stranger, users[1]]:
         client = client_for(who)
         for step in sorted({0, last // 3, last}):
@@ -276,8 +276,8 @@ def test_everyone_replays_a_finished_hand_with_every_rack(variant: str) -> None:
 
 def test_a_private_table_s_finished_hand_needs_the_invite() -> None:
     table, users, hand = finished_hand("duz", 3, is_private=True)
-    stranger = get_user_model().objects.create_user("stranger", password="x")
-    staff = get_user_model().objects.create_user("staffer", password="x", is_staff=True)
+    stranger = make_user("stranger")
+    staff = make_user("staffer", staff=True)
     invite = f"?invite={table.invite_token}"
     urls = [
         reverse("hand_replay", args=[hand.pk]),

@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 
 from games import engine, services
 from games.models import Hand, Match, Move, Seat, Table, Variant
+from tests.users import make_user
 
 from .helpers import (
     bot_table,
@@ -371,15 +372,13 @@ def test_it_applies_exactly_one_of_two_simultaneous_moves() -> None:
 
 
 def test_it_records_who_held_each_seat_in_every_hand() -> None:
-    from django.contrib.auth import get_user_model
-
     table, users = user_table("okey51", {"hands": 3})
     match = services.start_match(table, by=services.SYSTEM, seed=seed_of(90))
     first = match.hands.get()
     assert [(p.position, p.user_id, p.bot_level) for p in first.participants.all()] == [
         (p, users[p].pk, "") for p in range(4)
     ]
-    staff = get_user_model().objects.create_user("staff", password="x", is_staff=True)
+    staff = make_user("staff", staff=True)
     services.remove_player(Seat.objects.get(table=table, position=3), by=staff)
     # Play hand 1 to its end: the bot seat plays as a bot, with its level on each move.
     rng = random.Random(5)

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AnonymousUser
 from django.test import Client
 from django.urls import reverse
@@ -20,6 +19,7 @@ from django.utils import timezone
 from games import engine, lobby, selectors, services
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Presence, Table, Watcher
+from tests.users import make_user
 
 from .helpers import connect, random_move, seed_of, user_table
 from .test_hidden_information import allowed, shown
@@ -44,7 +44,7 @@ def watching_badge(html: str) -> int | None:
 async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby() -> None:
     def setup() -> tuple[int, list[str], str]:
         table, users, _hand = playing_table()
-        fan = get_user_model().objects.create_user("fan", password="x")
+        fan = make_user("fan")
         return table.pk, [cookie_for(u) for u in users], cookie_for(fan)
 
     table_id, cookies, fan_cookie = await database_sync_to_async(setup)()
@@ -83,7 +83,7 @@ async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby() -> None
 
 def test_it_counts_only_fresh_rows_and_never_a_seated_player() -> None:
     table, users, _hand = playing_table()
-    fan = get_user_model().objects.create_user("fan", password="x")
+    fan = make_user("fan")
     services.watcher_opened(table.pk, fan, "w-fresh")
     services.watcher_opened(table.pk, None, "w-anonymous")
     services.watcher_opened(table.pk, users[1], "w-seated")  # sat down with a spectator tab
@@ -217,7 +217,7 @@ async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends() ->
 
 def test_only_a_seated_player_may_hide_and_only_a_hand_being_played() -> None:
     table, users, hand = playing_table()
-    fan = get_user_model().objects.create_user("fan", password="x")
+    fan = make_user("fan")
     with pytest.raises(NotAllowed) as refused:
         services.hide_from_spectators(table.pk, fan)
     assert refused.value.code == "not_seated"

@@ -10,7 +10,6 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test import Client
 
@@ -18,6 +17,7 @@ from games import engine, loop_reads, reads, selectors, services, table_socket
 from games.catalog import ensure_variants
 from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
+from tests.users import make_user
 
 from .helpers import seed_of, user_table
 
@@ -169,7 +169,7 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> Non
 
     def setup() -> tuple[int, int, str, str]:
         ensure_variants()
-        user = get_user_model().objects.create_user("clock-player", password="x")
+        user = make_user("clock-player")
         table = services.create_table(variant="duz", created_by=user)
         services.sit(table, user, 0)
         for position in (1, 2, 3):
@@ -287,9 +287,7 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
         table, users = user_table("duz")
         hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(43)).hands.get()
         racks = [sorted(engine.format_tile(t) for t in rack) for rack in hand.engine_hand().racks]
-        watchers = [
-            get_user_model().objects.create_user(f"watcher-{n}", password="x") for n in (1, 2)
-        ]
+        watchers = [make_user(f"watcher-{n}") for n in (1, 2)]
         cookies = [cookie_for(u) for u in users]
         return (
             table.pk,

@@ -10,7 +10,6 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q
 from django.test import Client
@@ -23,6 +22,7 @@ from accounts.models import Profile
 from games import lobby, reads, selectors, services
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Watcher
+from tests.users import make_user
 
 from .helpers import connect, play_random_moves, seed_of, user_table
 
@@ -154,7 +154,7 @@ def test_postgresql_plans_a_repeated_read_once() -> None:
 
 def test_the_page_counts_are_read_as_the_orm_counts_them() -> None:
     table, users = played("duz", moves=2)
-    fan = get_user_model().objects.create_user("fan", password="x")
+    fan = make_user("fan")
     services.watcher_opened(table.pk, fan, "w-fan")
     services.watcher_opened(table.pk, None, "w-anonymous")
     services.watcher_opened(table.pk, users[1], "w-seated")
@@ -205,7 +205,7 @@ def test_one_state_serves_every_viewer_unchanged_and_without_a_query(
     variant: str, options: dict[str, Any]
 ) -> None:
     table, users = played(variant, moves=40, **options)
-    spectator = get_user_model().objects.create_user("watching", password="x")
+    spectator = make_user("watching")
     state = selectors.table_state(table.pk)
     before = snapshot(state)
     for language in ("en", "tr"):
@@ -238,7 +238,7 @@ def test_a_private_table_refuses_a_state_as_it_refuses_a_read() -> None:
     table, _users = user_table("duz")
     Table.objects.filter(pk=table.pk).update(is_private=True)
     state = selectors.table_state(table.pk)
-    stranger = get_user_model().objects.create_user("stranger", password="x")
+    stranger = make_user("stranger")
     with pytest.raises(NotAllowed):
         selectors.table_context(table.pk, stranger, state=state)
     token = Table.objects.get(pk=table.pk).invite_token
