@@ -105,6 +105,7 @@ def test_at_most_five_messages_per_ten_seconds_per_user_across_tables() -> None:
         - __import__("datetime").timedelta(seconds=chat.RATE_SECONDS + 1)
     )
     services.send_chat(table.pk, users[0], text="back again")
+    assert ChatMessage.objects.filter(user=users[0], text="back again").exists()
 
 
 def test_who_may_chat() -> None:

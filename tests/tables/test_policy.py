@@ -25,6 +25,11 @@ def refused(code: str, call: Any, *args: Any, **kwargs: Any) -> None:
     assert exc.value.code == code, exc.value.message
 
 
+def seats_of(table: Any) -> list[str]:
+    """Who holds each seat of ``table``, in order: a username, ``bot (level)`` or ``empty``."""
+    return [s.occupant for s in Seat.objects.filter(table=table).order_by("position")]
+
+
 @pytest.fixture
 def host() -> Any:
     ensure_variants()
@@ -72,6 +77,7 @@ def test_it_refuses_a_seat_to_anonymous_users_and_at_running_tables(host: Any) -
     refused(
         "bad_seat", services.sit, services.create_table(variant="duz", created_by=None), late, 7
     )
+    assert not Seat.objects.filter(user=late).exists()
 
 
 def test_it_lets_a_player_stand_only_from_their_own_seat(host: Any) -> None:
@@ -88,17 +94,21 @@ def test_it_lets_only_the_host_seat_and_remove_bots_before_the_match(host: Any) 
     refused("not_host", services.add_bot, table, 1, "strong", by=player)
     refused("not_host", services.add_bot, table, 1, "strong", by=AnonymousUser())
     refused("bad_bot", services.add_bot, table, 1, "grandmaster", by=host)
+    assert seats_of(table) == ["player", "empty", "empty", "empty"]
     for p in (1, 2, 3):
         services.add_bot(table, p, "strong", by=host)
+    assert seats_of(table) == ["player", "bot (strong)", "bot (strong)", "bot (strong)"]
     refused("seat_taken", services.add_bot, table, 0, "strong", by=host)
     refused("not_host", services.remove_bot, table, 3, by=player)
     refused("no_bot", services.remove_bot, table, 0, by=host)
+    assert seats_of(table) == ["player", "bot (strong)", "bot (strong)", "bot (strong)"]
     services.remove_bot(table, 3, by=host)
     assert Seat.objects.get(table=table, position=3).is_empty
     services.add_bot(table, 3, "random", by=host)
     services.start_match(table, by=host)
     refused("match_in_progress", services.remove_bot, table, 3, by=host)
     refused("match_in_progress", services.add_bot, table, 3, "random", by=host)
+    assert seats_of(table) == ["player", "bot (strong)", "bot (strong)", "bot (random)"]
 
 
 def test_it_lets_a_seated_player_host_a_table_nobody_created() -> None:
@@ -106,7 +116,9 @@ def test_it_lets_a_seated_player_host_a_table_nobody_created() -> None:
     services.stand(table, users[3])
     outsider = make_user("outsider")
     refused("not_host", services.add_bot, table, 3, "greedy", by=outsider)
+    assert Seat.objects.get(table=table, position=3).is_empty
     services.add_bot(table, 3, "greedy", by=users[0])
+    assert seats_of(table)[3] == "bot (greedy)"
 
 
 def test_it_starts_a_match_only_for_the_host_at_a_full_table(host: Any) -> None:
