@@ -13,8 +13,13 @@ The public API, in the spirit of python-chess:
 - what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view);
 - help for assisted tables: :func:`assist` (from the seat's view: the rack sorted into melds,
   feedable tiles, the workable discard, the best opening as a ready move);
-- a match over several hands: :class:`Match`;
-- variants and options: :data:`VARIANTS`, :func:`default_options`, :func:`validate_options`;
+- a hand's record played again: :func:`replay_moves` (:class:`Recorded` moves, a :class:`Replay`);
+- a match over several hands: :class:`Match` (start scores, planned hands, dealing the next hand,
+  recording one, ranking, running totals), and its rules one by one: :func:`start_scores`,
+  :func:`planned_hands`, :func:`idle_options`, :func:`higher_is_better`, :func:`leaders`,
+  :func:`ranking`, :func:`team_scores`, :func:`running_scores` (totals during a hand);
+- variants and options: :data:`VARIANTS`, :data:`OPEN_VARIANTS`, :func:`is_open_variant`,
+  :func:`default_options`, :func:`validate_options`, :func:`check_table`, :func:`team_of`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
 - scenarios: :func:`run_scenario` (``python -m games.engine.scenario``).
 """
@@ -34,6 +39,17 @@ from .hand import (
 from .legal import legal_actions
 from .match import Match
 from .melds import Meld, read_meld, read_pair
+from .replay import Recorded, Replay, replay_moves
+from .scoring import (
+    higher_is_better,
+    idle_options,
+    leaders,
+    planned_hands,
+    ranking,
+    running_scores,
+    start_scores,
+    team_scores,
+)
 from .tiles import (
     FAKE,
     Deal,
@@ -45,7 +61,16 @@ from .tiles import (
     okey_of,
     parse_tile,
 )
-from .variants import VARIANTS, OptionsError, default_options, validate_options
+from .variants import (
+    OPEN_VARIANTS,
+    VARIANTS,
+    OptionsError,
+    check_table,
+    default_options,
+    is_open_variant,
+    team_of,
+    validate_options,
+)
 
 
 def run_scenario(scenario: dict[str, object]) -> dict[str, object]:
@@ -62,6 +87,7 @@ __all__ = [
     "MELD_ERRORS",
     "MOVE_ERRORS",
     "MOVE_FIELDS",
+    "OPEN_VARIANTS",
     "PRIVATE_KEYS",
     "PUBLIC_KEYS",
     "VARIANTS",
@@ -73,20 +99,34 @@ __all__ = [
     "MoveError",
     "MoveResult",
     "OptionsError",
+    "Recorded",
+    "Replay",
     "TileError",
     "assist",
+    "check_table",
     "commitment",
     "deal",
     "default_options",
     "event_for",
     "format_tile",
+    "higher_is_better",
+    "idle_options",
+    "is_open_variant",
+    "leaders",
     "legal_actions",
     "new_seed",
     "normalise_move",
     "okey_of",
     "parse_tile",
+    "planned_hands",
+    "ranking",
     "read_meld",
     "read_pair",
+    "replay_moves",
     "run_scenario",
+    "running_scores",
+    "start_scores",
+    "team_of",
+    "team_scores",
     "validate_options",
 ]

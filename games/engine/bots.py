@@ -25,6 +25,7 @@ from typing import Any
 from . import solver
 from .selfplay import candidate_moves, pairs_in, table_melds
 from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of, parse_tile
+from .variants import DUZ, GOBEK17, OKEY51, is_open_variant, team_of
 
 LEVELS = ("random", "greedy", "strong")
 Move = dict[str, Any]
@@ -82,12 +83,14 @@ class _Bot:
         self.wrap = bool(view["options"].get("wrap_13_1", True))
         self.rack = [parse_tile(t) for t in view["rack"]]
         self.table = table_melds(view)
-        self.open_variant = self.variant in ("okey51", "gobek17")
-        self.partners = bool(view["options"].get("partners"))
+        self.open_variant = is_open_variant(self.variant)
+        self.team = team_of(self.seat, view["options"])
 
     # --- shared facts
     def ally(self, seat: int) -> bool:
-        return seat == self.seat or (self.partners and seat % 2 == self.seat % 2)
+        return seat == self.seat or (
+            self.team is not None and team_of(seat, self.view["options"]) == self.team
+        )
 
     def value(self, t: int) -> int:
         return number_of(self.okey if t == FAKE else t)
@@ -112,11 +115,11 @@ class _Bot:
             return False
         melds = [m for m in self.table if m.kind != "pair"]
         if t == self.okey:
-            return self.variant == "gobek17" or bool(melds)
+            return self.variant == GOBEK17 or bool(melds)
         ident = self.ident(t)
         if solver.fits_table(ident, melds, self.wrap):
             return True
-        return self.variant == "okey51" and solver.swaps_table(ident or 0, melds)
+        return self.variant == OKEY51 and solver.swaps_table(ident or 0, melds)
 
     # --- ranking
     def ranked(self, moves: list[Move]) -> list[Move]:
@@ -217,9 +220,7 @@ class _Bot:
                         useful += k
             # One tile nearer to melds is worth more than any number of useful draws; in duz
             # the face value left over is the score, so it breaks ties.
-            value = (
-                solver.least_leftover(rest, self.okey, self.wrap) if self.variant == "duz" else 0
-            )
+            value = solver.least_leftover(rest, self.okey, self.wrap) if self.variant == DUZ else 0
             out.append((loose * 1000 - useful * 10 + value * 0.5 + tie * 0.1, m))
         out.sort(key=lambda x: x[0])
         kept = {id(m) for _, m in out}

@@ -36,6 +36,7 @@ from .tiles import (
     Deal,
     TileError,
     commitment,
+    deal,
     format_tile,
     number_of,
     okey_of,
@@ -48,8 +49,8 @@ from .variants import (
     GOBEK17,
     OKEY51,
     OPEN_VARIANTS,
-    check_players,
-    validate_options,
+    check_table,
+    team_of,
 )
 
 ACTIONS = (
@@ -219,11 +220,8 @@ class Hand:
         ``racks[0]`` and the others follow it."""
         h = cls()
         h.variant = variant
-        h.options = validate_options(variant, options)
         h.players = len(racks)
-        check_players(variant, h.players)
-        if h.options.get("partners") and h.players != 4:
-            raise MoveError("bad_move", "partners need four players")
+        h.options = check_table(variant, options, h.players)
         if indicator == FAKE:
             raise TileError("a fake okey cannot be the indicator")
         counts = Counter(t for r in racks for t in r) + Counter(pile) + Counter([indicator])
@@ -246,7 +244,7 @@ class Hand:
         h.opened = [None] * h.players
         h.opened_turn = [None] * h.players
         if scores is None:
-            scores = [scoring.start_score(variant, h.options)] * h.players
+            scores = scoring.start_scores(variant, h.options, h.players)
         h.scores_before = list(scores)
         h.initial = {
             "racks": [list(r) for r in h.racks],
@@ -279,6 +277,30 @@ class Hand:
             seed=seed,
         )
 
+    @classmethod
+    def from_seed(
+        cls,
+        variant: str,
+        seed: str,
+        options: Mapping[str, Any] | None = None,
+        *,
+        players: int = 4,
+        starter: int = 0,
+        scores: Sequence[int] | None = None,
+        number: int = 1,
+    ) -> Hand:
+        """The hand a table deals from ``seed`` (:func:`~games.engine.tiles.deal` for
+        ``players``), keeping the seed: dealing again from it gives the same hand."""
+        return cls.from_deal(
+            variant,
+            deal(seed, players),
+            options,
+            starter=starter,
+            scores=scores,
+            number=number,
+            seed=seed,
+        )
+
     # ------------------------------------------------------------------ facts
     @property
     def over(self) -> bool:
@@ -296,7 +318,8 @@ class Hand:
         """Seats on one side: the same seat, or partners across the table in 2v2."""
         if a == b:
             return True
-        return bool(self.options.get("partners")) and a % 2 == b % 2
+        team = team_of(a, self.options)
+        return team is not None and team == team_of(b, self.options)
 
     def previous(self, seat: int) -> int:
         return (seat - 1) % self.players
@@ -880,7 +903,7 @@ class Hand:
         self.result["hand_scores"] = hand_scores
         self.result["scores"] = scores
         if self.options.get("partners"):
-            self.result["team_scores"] = [scores[0] + scores[2], scores[1] + scores[3]]
+            self.result["team_scores"] = scoring.team_scores(scores)
         over, winners = scoring.match_outcome(self, scores)
         self.result["match_over"] = over
         self.result["winners"] = winners

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-OPEN_VARIANTS = ("okey51", "gobek17")
-CLOSED_VARIANTS = ("classic", "duz")
+from .variants import CLASSIC, OKEY51, OPEN_VARIANTS
 
 
 def legal_actions(view: Mapping[str, Any]) -> list[str]:
@@ -23,7 +22,7 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     variant = view["variant"]
     out: list[str] = []
     if (
-        variant == "classic"
+        variant == CLASSIC
         and not view["indicator_shown"]
         and not view["acted"]
         and view["indicator"] in view["rack"]
@@ -40,7 +39,7 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     if view["must_draw"]:
         return ["draw"]
     taken_waiting = view["taken"] is not None
-    if variant in CLOSED_VARIANTS:
+    if variant not in OPEN_VARIANTS:
         out.append("discard")
         if len(view["rack"]) == 15:
             out.append("finish")
@@ -57,7 +56,7 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
             has_melds = any(m["kind"] != "pair" for m in view["table"])
             if opened == "melds" and has_melds:
                 out.append("add")
-                if variant == "okey51":
+                if variant == OKEY51:
                     out.append("swap")
     if taken_waiting:
         out.append("give_back")

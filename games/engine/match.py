@@ -2,60 +2,94 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from . import scoring
 from .hand import Hand
-from .tiles import deal, new_seed
-from .variants import check_players, validate_options
+from .tiles import new_seed
+from .variants import check_table
 
 
 class Match:
-    """Hands in order; ``scores`` are the running totals before the current hand."""
+    """The rules of one match, and where it stands: ``scores`` are the running totals before
+    the next hand, ``dealt`` the hands dealt so far, ``over`` and ``winners`` as the last
+    recorded hand left them.
 
-    def __init__(self, variant: str, options: Mapping[str, Any] | None = None, players: int = 4):
+    A match kept elsewhere (a site's rows) is taken up where it stands: ``scores`` the totals
+    after its first ``dealt`` hands (the start scores when None).
+    """
+
+    def __init__(
+        self,
+        variant: str,
+        options: Mapping[str, Any] | None = None,
+        players: int = 4,
+        *,
+        scores: Sequence[int] | None = None,
+        dealt: int = 0,
+    ):
         self.variant = variant
-        self.options = validate_options(variant, options)
-        check_players(variant, players)
+        self.options = check_table(variant, options, players)
         self.players = players
-        self.scores = [scoring.start_score(variant, self.options)] * players
-        self.hands: list[Hand] = []
+        self.start_scores = scoring.start_scores(variant, self.options, players)
+        self.scores = list(scores) if scores is not None else list(self.start_scores)
+        self.dealt = dealt
+        self.current: Hand | None = None
         self.over = False
         self.winners: list[int] = []
 
     @property
-    def current(self) -> Hand | None:
-        return self.hands[-1] if self.hands else None
+    def planned_hands(self) -> int | None:
+        """How many hands the match lasts, when that is its end (:func:`scoring.planned_hands`)."""
+        return scoring.planned_hands(self.variant, self.options)
 
-    def next_starter(self) -> int:
+    def starter(self, number: int) -> int:
         """Hand 1's starter is seat 0; the starter moves on one seat each hand."""
-        return len(self.hands) % self.players
+        return (number - 1) % self.players
 
-    def deal_hand(self, seed: str | None = None) -> Hand:
-        """Deal the next hand from ``seed`` (a fresh secret one by default)."""
+    def deal_hand(self, seed: str | None = None, *, starter: int | None = None) -> Hand:
+        """Deal the next hand (number ``dealt + 1``) from ``seed`` (a fresh secret one by
+        default) with the running totals. ``starter``: the seat a record says started it, when
+        dealing a recorded hand again (else :meth:`starter`)."""
         if self.over:
             raise ValueError("the match is over")
         if self.current is not None and not self.current.over:
             raise ValueError("the current hand is still being played")
-        seed = seed or new_seed()
-        hand = Hand.from_deal(
+        number = self.dealt + 1
+        hand = Hand.from_seed(
             self.variant,
-            deal(seed, self.players),
+            new_seed() if seed is None else seed,
             self.options,
-            starter=self.next_starter(),
+            players=self.players,
+            starter=self.starter(number) if starter is None else starter,
             scores=self.scores,
-            number=len(self.hands) + 1,
-            seed=seed,
+            number=number,
         )
-        self.hands.append(hand)
+        self.current = hand
+        self.dealt = number
         return hand
 
-    def record(self) -> None:
-        """Take the finished current hand's totals into the match."""
-        hand = self.current
+    def record(self, hand: Hand | None = None) -> None:
+        """Take a finished hand's totals into the match (the current hand by default): the new
+        running totals, whether the match is over and who won (:attr:`Hand.result`)."""
+        hand = hand if hand is not None else self.current
         if hand is None or not hand.over:
             raise ValueError("no finished hand to record")
         self.scores = list(hand.result["scores"])
         self.over = bool(hand.result["match_over"])
         self.winners = list(hand.result["winners"])
+
+    def ranking(self, totals: Sequence[int] | None = None) -> list[int]:
+        """The seats from best to worst by ``totals`` (the running totals by default)."""
+        return scoring.ranking(self.variant, self.scores if totals is None else totals)
+
+    def totals_after(self, hand_scores: Iterable[Sequence[int]]) -> list[list[int]]:
+        """The running totals after each of the hands scored ``hand_scores`` in turn, from the
+        start scores."""
+        totals = list(self.start_scores)
+        out = []
+        for scores in hand_scores:
+            totals = [t + s for t, s in zip(totals, scores, strict=False)]
+            out.append(list(totals))
+        return out

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .solver import least_leftover
 from .tiles import FAKE, number_of
-from .variants import CLASSIC, DUZ, GOBEK17, OKEY51
+from .variants import CLASSIC, DUZ, GOBEK17, OKEY51, OPEN_VARIANTS, team_of
 
 if TYPE_CHECKING:
     from .hand import Hand
@@ -20,11 +20,73 @@ if TYPE_CHECKING:
 CLASSIC_LOSS = {"normal": 2, "okey": 2, "pairs": 4, "colour": 8}
 
 
+def _countdown(variant: str, options: Mapping[str, Any]) -> bool:
+    return variant == CLASSIC and options.get("scoring", "countdown") == "countdown"
+
+
 def start_score(variant: str, options: Mapping[str, Any]) -> int:
     """Running score before the first hand: ``start_score`` in countdown classic, else 0."""
-    if variant == CLASSIC and options.get("scoring", "countdown") == "countdown":
+    if _countdown(variant, options):
         return int(options.get("start_score", 20))
     return 0
+
+
+def start_scores(variant: str, options: Mapping[str, Any], players: int) -> list[int]:
+    """Every seat's running score before the first hand (:func:`start_score` each)."""
+    return [start_score(variant, options)] * players
+
+
+def planned_hands(variant: str, options: Mapping[str, Any]) -> int | None:
+    """How many hands the match lasts when its length is a number of hands (option ``hands``:
+    plus/minus classic, okey51, gobek17); None when it is not: countdown classic ends when a
+    score falls to zero, a duz match is the one hand."""
+    if variant == DUZ or _countdown(variant, options):
+        return None
+    return int(options.get("hands", 1))
+
+
+def idle_options(variant: str, options: Mapping[str, Any]) -> frozenset[str]:
+    """The options that these options make no difference to: in countdown classic ``hands``
+    (the match ends at zero), in plus/minus classic ``start_score`` (everyone starts at 0)."""
+    if variant != CLASSIC:
+        return frozenset()
+    return frozenset({"hands"} if _countdown(variant, options) else {"start_score"})
+
+
+def higher_is_better(variant: str) -> bool:
+    """Classic counts points (the highest total wins); the other variants count penalty points
+    (the lowest total wins)."""
+    return variant == CLASSIC
+
+
+def leaders(variant: str, totals: Sequence[int]) -> list[int]:
+    """The indices of the best of ``totals`` (several when they are equal)."""
+    best = max(totals) if higher_is_better(variant) else min(totals)
+    return [k for k, total in enumerate(totals) if total == best]
+
+
+def ranking(variant: str, totals: Sequence[int]) -> list[int]:
+    """The seats from the best total to the worst; equal totals keep their seat order."""
+    return sorted(range(len(totals)), key=totals.__getitem__, reverse=higher_is_better(variant))
+
+
+def team_scores(scores: Sequence[int]) -> list[int]:
+    """The two sides' totals with partners: seats 0 and 2, then seats 1 and 3."""
+    return [scores[0] + scores[2], scores[1] + scores[3]]
+
+
+def running_scores(view: Mapping[str, Any]) -> list[int]:
+    """Each seat's running total as a hand's view shows it (:meth:`Hand.public_view`): the
+    totals before the hand plus, in the open variants, the penalties scored in it so far (in
+    the closed variants they count when the hand ends); the hand's final scores once it is
+    over."""
+    if view["over"]:
+        return list(view["result"]["scores"])
+    totals = list(view["scores_before"])
+    if view["variant"] in OPEN_VARIANTS:
+        for p in view["penalties"]:
+            totals[p["seat"]] += p["points"]
+    return totals
 
 
 def multiplier(variant: str, doublings: Sequence[str]) -> int:
@@ -124,29 +186,21 @@ def _gobek17(hand: Hand) -> list[int]:
 
 def match_outcome(hand: Hand, scores: Sequence[int]) -> tuple[bool, list[int]]:
     """(is the game over after this hand, the winning seats)."""
-    n = hand.players
     r = hand.result
-    if hand.variant == CLASSIC:
-        if r.get("kind") == "sequential_colour":
-            return True, [r["finisher"]]
-        if hand.options["scoring"] == "countdown":
-            over = any(s <= 0 for s in scores)
-        else:
-            over = hand.number >= int(hand.options["hands"])
-        if not over:
-            return False, []
-        top = max(scores)
-        return True, [s for s in range(n) if scores[s] == top]
-    if hand.variant == DUZ:
-        if r["ending"] != "finish":
-            return True, []
-        low = min(scores)
-        return True, [s for s in range(n) if scores[s] == low]
-    if hand.number < int(hand.options.get("hands", 1)):
+    if hand.variant == CLASSIC and r.get("kind") == "sequential_colour":
+        return True, [r["finisher"]]
+    if hand.variant == DUZ and r["ending"] != "finish":
+        return True, []
+    planned = planned_hands(hand.variant, hand.options)
+    if planned is not None:
+        over = hand.number >= planned
+    elif hand.variant == CLASSIC:  # countdown
+        over = any(s <= 0 for s in scores)
+    else:
+        over = True  # duz: the one hand
+    if not over:
         return False, []
     if hand.options.get("partners"):
-        teams = [scores[0] + scores[2], scores[1] + scores[3]]
-        low = min(teams)
-        return True, [s for s in range(n) if teams[s % 2] == low]
-    low = min(scores)
-    return True, [s for s in range(n) if scores[s] == low]
+        best = leaders(hand.variant, team_scores(scores))
+        return True, [s for s in range(hand.players) if team_of(s, hand.options) in best]
+    return True, leaders(hand.variant, scores)

@@ -16,8 +16,8 @@ from typing import Any
 from . import solver
 from .hand import Hand
 from .melds import Meld
-from .tiles import FAKE, deal, format_tile, parse_tile
-from .variants import OPEN_VARIANTS
+from .tiles import FAKE, format_tile, parse_tile
+from .variants import CLASSIC, GOBEK17, OKEY51, OPEN_VARIANTS
 
 Move = dict[str, Any]
 
@@ -67,9 +67,9 @@ def candidate_moves(view: Mapping[str, Any]) -> list[Move]:
     if view["variant"] not in OPEN_VARIANTS:
         if len(rack) == 15 and (
             solver.can_finish(rack, okey, wrap)
-            or (view["variant"] == "classic" and solver.pair_count(rack, okey) >= 7)
+            or (view["variant"] == CLASSIC and solver.pair_count(rack, okey) >= 7)
         ):
-            best = solver.best_finish(rack, okey, wrap, view["variant"] == "classic")
+            best = solver.best_finish(rack, okey, wrap, view["variant"] == CLASSIC)
             if best:
                 moves.append({"do": "finish", "tile": format_tile(best[0])})
         moves += [{"do": "discard", "tile": format_tile(t)} for t in distinct]
@@ -93,14 +93,14 @@ def candidate_moves(view: Mapping[str, Any]) -> list[Move]:
             for m in table:
                 if m.kind != "pair" and m.ends_for(ident, wrap):
                     moves.append({"do": "add", "meld": m.id, "tile": format_tile(t)})
-                if view["variant"] == "okey51" and ident is not None and m.could_swap(ident):
+                if view["variant"] == OKEY51 and ident is not None and m.could_swap(ident):
                     moves.append({"do": "swap", "meld": m.id, "tile": format_tile(t)})
     else:
         pairs = pairs_in(rack, okey)
         keep = min(len(pairs), (len(rack) - 1) // 2)
         if keep:
             moves.append({"do": "lay", "pairs": pairs[:keep]})
-            if view["variant"] == "gobek17":
+            if view["variant"] == GOBEK17:
                 for other, how in enumerate(view["opened"]):
                     if other != seat and how == "pairs":
                         moves.append({"do": "lay", "pairs": pairs[:1], "onto": other})
@@ -141,7 +141,7 @@ def random_hand(
     """One complete hand from a seeded deal, every seat playing random legal moves."""
     rng = random.Random(seed)
     hex_seed = seed if isinstance(seed, str) and len(seed) == 64 else f"{rng.getrandbits(256):064x}"
-    hand = Hand.from_deal(variant, deal(hex_seed, players), options, seed=hex_seed)
+    hand = Hand.from_seed(variant, hex_seed, options, players=players)
     while not hand.over:
         play_random_turn(hand, rng)
     return hand

@@ -8,6 +8,8 @@ from typing import Any
 
 CLASSIC, DUZ, OKEY51, GOBEK17 = "classic", "duz", "okey51", "gobek17"
 VARIANTS = (CLASSIC, DUZ, OKEY51, GOBEK17)
+# The variants where a seat opens on the table (melds or pairs) and finishes from there; in the
+# others (closed) a seat finishes by showing a whole rack.
 OPEN_VARIANTS = (OKEY51, GOBEK17)
 TIMERS = (0, 15, 30, 60)
 
@@ -95,7 +97,30 @@ def validate_options(variant: str, options: Mapping[str, Any] | None) -> dict[st
     return merged
 
 
-def check_players(variant: str, players: int) -> None:
+def is_open_variant(variant: str) -> bool:
+    """Whether seats open on the table in ``variant`` (okey51, gobek17), not finish closed."""
+    return variant in OPEN_VARIANTS
+
+
+def check_players(variant: str, players: int, options: Mapping[str, Any] | None = None) -> None:
+    """Raise :class:`OptionsError` unless ``variant`` is played by ``players`` (with ``options``:
+    partners are two against two, so they need four)."""
     if players not in PLAYERS[variant]:
         allowed = ", ".join(str(p) for p in PLAYERS[variant])
         raise OptionsError(f"{variant} is played by {allowed} players")
+    if options is not None and options.get("partners") and players != 4:
+        raise OptionsError("partners need four players")
+
+
+def check_table(variant: str, options: Mapping[str, Any] | None, players: int) -> dict[str, Any]:
+    """A table's options merged over the defaults, checked with its number of players; raise
+    :class:`OptionsError` on anything the rules do not allow."""
+    merged = validate_options(variant, options)
+    check_players(variant, players, merged)
+    return merged
+
+
+def team_of(seat: int, options: Mapping[str, Any]) -> int | None:
+    """The side of ``seat`` with partners (0: seats 0 and 2, 1: seats 1 and 3, partners sitting
+    across the table), else None."""
+    return seat % 2 if options.get("partners") else None
