@@ -12,10 +12,17 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+from .tiles import COLOURS, FAKE, colour_of, number_of, parse_tile
+
 ROW_SLOTS = 16
 SLOTS = 2 * ROW_SLOTS
 
 Layout = list[str | None]
+
+# The ways the rack's sort buttons sort it (:func:`sorted_layout`).
+SORTS = ("runs", "sets", "pairs")
+# The colours in the order the sort puts them: red, yellow, blue, black; fakes after them.
+SORT_COLOURS = "RYBK"
 
 
 def default_layout(rack: Sequence[str]) -> Layout:
@@ -101,13 +108,71 @@ def selected_groups(layout: Sequence[str | None], selected: Sequence[str]) -> li
     return out
 
 
+def _sort_place(code: str) -> tuple[int, int]:
+    """A tile's (colour, number) for sorting: colours in :data:`SORT_COLOURS` order, a fake
+    after them as number 0."""
+    t = parse_tile(code)
+    if t == FAKE:
+        return len(SORT_COLOURS), 0
+    return SORT_COLOURS.index(COLOURS[colour_of(t)]), number_of(t)
+
+
+def sorted_layout(rack: Sequence[str], okey: str, by: str) -> Layout:
+    """The rack sorted as a sort button sorts it, on the stand: ``by`` ``runs`` (by colour,
+    then number; one colour's consecutive or equal numbers make a group), ``sets`` (by number,
+    then colour; equal numbers make a group) or ``pairs`` (as runs; two equal tiles make a
+    group). The wild okeys (tiles equal to ``okey``) go last, each alone. An empty slot
+    separates groups; a group that would run past the first row's end starts the second, and
+    when the gaps do not fit the tiles stand in order without them."""
+    if by not in SORTS:
+        raise ValueError(f"a rack is sorted by {', '.join(SORTS)}")
+    place = {code: _sort_place(code) for code in set(rack)}
+
+    def key(code: str) -> tuple[bool, tuple[int, int]]:
+        colour, number = place[code]
+        return code == okey, ((number, colour) if by == "sets" else (colour, number))
+
+    codes = sorted(rack, key=key)
+    found: list[list[str]] = []
+    for code in codes:
+        group = found[-1] if found else None
+        together = False
+        if group is not None and code != okey and group[-1] != okey:
+            prev = group[-1]
+            (pc, pn), (c, n) = place[prev], place[code]
+            if by == "runs":
+                together = pc == c and n - pn <= 1
+            elif by == "sets":
+                together = pn == n
+            else:
+                together = prev == code and len(group) < 2
+        if together and group is not None:
+            group.append(code)
+        else:
+            found.append([code])
+    out: Layout = []
+    for group in found:
+        column = len(out) % ROW_SLOTS
+        if out and column:
+            if column + 1 + len(group) > ROW_SLOTS and len(out) < ROW_SLOTS:
+                out += [None] * (ROW_SLOTS - len(out))  # to the second row
+            else:
+                out.append(None)
+        out += group
+    if len(out) > SLOTS:
+        out = list(codes)
+    return out + [None] * (SLOTS - len(out))
+
+
 __all__ = [
     "ROW_SLOTS",
     "SLOTS",
+    "SORTS",
     "check",
     "default_layout",
     "groups",
     "reconcile",
     "rows",
     "selected_groups",
+    "sorted_layout",
 ]

@@ -71,3 +71,65 @@ def test_it_reads_groups_split_by_gaps_and_rows() -> None:
     ]
     picked = layout.selected_groups(lay, ["R2", "R3", "B10", "B11"])
     assert picked == [["R2", "R3"], ["B10"], ["B11"]]
+
+
+# The rack's sort buttons -----------------------------------------------------------------------
+N = None
+SORT_RACK = ["B7", "R3", "R1", "R6", "K13", "R2", "B7", "F", "Y5"]  # okey R6: wild
+
+
+def test_it_sorts_by_runs_colour_by_colour_with_the_wild_okey_last() -> None:
+    lay = layout.sorted_layout(SORT_RACK, "R6", "runs")
+    assert lay[:14] == ["R1", "R2", "R3", N, "Y5", N, "B7", "B7", N, "K13", N, "F", N, "R6"]
+    assert lay[14:] == [N] * 18
+
+
+def test_it_sorts_by_sets_number_by_number() -> None:
+    lay = layout.sorted_layout(SORT_RACK, "R6", "sets")
+    assert lay[:16] == ["F", N, "R1", N, "R2", N, "R3", N, "Y5", N, "B7", "B7", N, "K13", N, "R6"]
+    assert lay[16:] == [N] * 16
+
+
+def test_it_sorts_by_pairs_keeping_two_equal_tiles_together() -> None:
+    rack = ["B7", "B7", "B7", "R1", "R2"]
+    assert layout.sorted_layout(rack, "K1", "pairs")[:9] == [
+        "R1",
+        N,
+        "R2",
+        N,
+        "B7",
+        "B7",
+        N,
+        "B7",
+        N,
+    ]
+    assert layout.sorted_layout(rack, "K1", "runs")[:6] == ["R1", "R2", N, "B7", "B7", "B7"]
+
+
+def test_a_group_that_would_pass_the_first_row_starts_the_second() -> None:
+    runs = [f"R{n}" for n in range(1, 8)] + [f"Y{n}" for n in range(1, 8)] + ["B1", "B2", "B3"]
+    lay = layout.sorted_layout(list(reversed(runs)), "K9", "runs")
+    assert lay[:16] == runs[:7] + [N] + runs[7:14] + [N]
+    assert lay[16:19] == ["B1", "B2", "B3"] and lay[19:] == [N] * 13
+
+
+def test_without_room_for_the_gaps_the_tiles_stand_in_order() -> None:
+    rack = [f"{c}{n}" for c in "KB" for n in range(1, 9)] + ["Y13"]  # 17 groups of one
+    lay = layout.sorted_layout(rack, "R1", "pairs")
+    order = ["Y13"] + [f"B{n}" for n in range(1, 9)] + [f"K{n}" for n in range(1, 9)]
+    assert lay == order + [N] * 15
+
+
+@given(
+    st.lists(st.sampled_from(TILES), max_size=22),
+    st.sampled_from(TILES[:-1]),
+    st.sampled_from(layout.SORTS),
+)
+def test_a_sorted_rack_holds_exactly_the_rack_with_the_wilds_last(
+    rack: list[str], okey: str, by: str
+) -> None:
+    lay = layout.sorted_layout(rack, okey, by)
+    assert layout.check(lay, rack) == lay
+    placed = [c for c in lay if c is not None]
+    wild = [c == okey for c in placed]
+    assert wild == sorted(wild)
