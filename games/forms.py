@@ -165,8 +165,8 @@ class NewTableForm(forms.Form):
         if self.errors:
             return cleaned
         try:
-            engine.validate_options(self.variant_key, self.options())
-            engine.variants.check_players(self.variant_key, self.players())
+            checked = engine.validate_options(self.variant_key, self.options())
+            engine.variants.check_players(self.variant_key, self.players(), checked)
         except engine.OptionsError as exc:
             message = str(exc)
             self.add_error(

@@ -133,8 +133,7 @@ def start_scores(hand: Hand) -> list[int]:
     table = hand.match.table
     previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
     if previous is None:
-        start = engine.scoring.start_score(table.variant.key, table.options)
-        return [start] * table.players
+        return engine.start_scores(table.variant.key, table.options, table.players)
     return list(previous.state.get("result", {}).get("scores") or [])
 
 
@@ -187,18 +186,6 @@ def move_words(events: list[dict[str, Any]], names: list[str], seat: int | None)
     return lines
 
 
-def _scores(public: dict[str, Any]) -> list[int]:
-    """Running totals at this step (as the table shows them): the totals before the hand plus
-    the penalties scored so far, or the hand's final scores once it is over."""
-    if public["over"]:
-        return list(public["result"]["scores"])
-    totals = list(public["scores_before"])
-    if public["variant"] in ("okey51", "gobek17"):
-        for p in public["penalties"]:
-            totals[p["seat"]] += p["points"]
-    return totals
-
-
 def _rack(tiles: list[int]) -> list[str]:
     return [engine.format_tile(t) for t in sorted(tiles)]
 
@@ -208,7 +195,7 @@ def _board(acc: Access, eng: engine.Hand) -> dict[str, Any]:
     seat = acc.shown_seat
     public = eng.public_view()
     own = eng.view(seat)["rack"] if seat is not None else None
-    scores = _scores(public)
+    scores = engine.running_scores(public)
     live = not public["over"]
     seats = []
     for k in range(public["players"]):
@@ -244,11 +231,7 @@ def _board(acc: Access, eng: engine.Hand) -> dict[str, Any]:
         "over": public["over"],
         "seats": seats,
         "has_melds": bool(public["table"]),
-        "team_scores": (
-            [scores[0] + scores[2], scores[1] + scores[3]]
-            if public["options"].get("partners") and len(scores) == 4
-            else None
-        ),
+        "team_scores": (engine.team_scores(scores) if public["options"].get("partners") else None),
     }
 
 

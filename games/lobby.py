@@ -32,8 +32,8 @@ from django.views.decorators.http import require_http_methods, require_POST, req
 
 from accounts.models import display_name
 from accounts.views import become_guest
+from games import engine, policy, reads, selectors, services, views
 from games import messages as game_messages
-from games import policy, reads, selectors, services, views
 from games.errors import GameError, NotAllowed
 from games.forms import NewTableForm
 from games.messages import variant_description, variant_name
@@ -233,15 +233,14 @@ def _option_words(key: str, value: Any) -> str:
 def _main_options(options: dict[str, Any], variant: str) -> list[str]:
     """The options worth a word in the lobby: those that change the game, when they do."""
     shown = []
+    idle = engine.idle_options(variant, options)
     for key in MAIN_OPTIONS:
         if key not in options:
             continue
         if key in ("partners", "assisted") and not options[key]:
             continue  # off is the usual case
-        if variant == "classic":
-            plus_minus = options.get("scoring") == "plus_minus"
-            if (key == "hands" and not plus_minus) or (key == "start_score" and plus_minus):
-                continue  # the other scoring's setting
+        if key in idle:
+            continue  # the other scoring's setting
         shown.append(key)
     return shown
 

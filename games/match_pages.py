@@ -263,17 +263,13 @@ def match_access(match_id: int, user: Any, invite: str | None = None) -> MatchAc
     return MatchAccess(match, table, hands, participants, played, sees_table, uid, invite)
 
 
-def running_totals(acc: MatchAccess) -> tuple[int, list[tuple[int, list[int]]]]:
-    """The starting score and, after each finished hand (by number), every seat's total: the
-    start plus the hand scores so far. Live and abandoned hands add nothing."""
-    start = engine.scoring.start_score(acc.table.variant.key, acc.table.options)
-    totals = [start] * acc.table.players
-    points: list[tuple[int, list[int]]] = []
-    for h in acc.hands:
-        if h.status == Hand.Status.FINISHED and h.hand_scores:
-            totals = [t + s for t, s in zip(totals, h.hand_scores, strict=False)]
-            points.append((h.number, list(totals)))
-    return start, points
+def running_totals(acc: MatchAccess) -> tuple[list[int], list[tuple[int, list[int]]]]:
+    """The start scores and, after each finished hand (by number), every seat's running total
+    (``engine.Match.totals_after``). Live and abandoned hands add nothing."""
+    rules = engine.Match(acc.table.variant.key, acc.table.options, acc.table.players)
+    scored = [h for h in acc.hands if h.status == Hand.Status.FINISHED and h.hand_scores]
+    totals = rules.totals_after(h.hand_scores for h in scored)
+    return rules.start_scores, [(h.number, t) for h, t in zip(scored, totals, strict=True)]
 
 
 def seat_names(acc: MatchAccess) -> list[str]:
@@ -308,13 +304,15 @@ def _nice_step(span: float, ticks: int = 5) -> int:
     return 10 * magnitude
 
 
-def chart(names: list[str], start: int, points: list[tuple[int, list[int]]]) -> dict[str, Any]:
+def chart(
+    names: list[str], start: list[int], points: list[tuple[int, list[int]]]
+) -> dict[str, Any]:
     """The running totals as SVG data: the polylines are drawn in data units (hand number,
     total) inside a group whose transform maps them onto the plot, so each ``points``
     attribute holds the totals themselves; axis ticks and labels are in pixels."""
     seats = len(names)
     xs = [0] + [n for n, _ in points]
-    values = [start] + [v for _, row in points for v in row]
+    values = start + [v for _, row in points for v in row]
     xmin, xmax = 0, max(xs) if max(xs) > 0 else 1
     step = _nice_step(max(values) - min(values))
     ymin = (min(values) // step) * step
@@ -335,7 +333,7 @@ def chart(names: list[str], start: int, points: list[tuple[int, list[int]]]) -> 
     every = max(1, -(-xmax // 12))
     lines = []
     for k in range(seats):
-        pts = [(0, start)] + [(n, row[k]) for n, row in points]
+        pts = [(0, start[k])] + [(n, row[k]) for n, row in points]
         lines.append(
             {
                 "seat": k,
@@ -398,7 +396,7 @@ def match_context(acc: MatchAccess) -> dict[str, Any]:
                 ),
             }
         )
-    totals = points[-1][1] if points else [start] * table.players
+    totals = points[-1][1] if points else start
     finished = m.status == Match.Status.FINISHED
     winners = [w for w in (m.winners or []) if 0 <= w < table.players] if finished else []
     return {
@@ -426,7 +424,7 @@ def match_context(acc: MatchAccess) -> dict[str, Any]:
             {"position": k, "name": names[k], "winner": k in winners, "total": totals[k]}
             for k in range(table.players)
         ],
-        "start": start,
+        "start_scores": start,
         "hands": hands,
         "chart": chart(names, start, points) if points else None,
         "played": acc.played,

@@ -104,8 +104,7 @@ class Table(models.Model):
 
     def clean(self) -> None:
         try:
-            self.options = engine.validate_options(self.variant.key, self.options)
-            engine.variants.check_players(self.variant.key, self.players)
+            self.options = engine.check_table(self.variant.key, self.options, self.players)
         except engine.OptionsError as exc:
             raise ValidationError({"options": str(exc)}) from exc
         if self.season_id and self.season and self.season.league.variant_id != self.variant_id:

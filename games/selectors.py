@@ -298,7 +298,7 @@ def table_context(
     names = [_name(s) for s in seat_rows]
     live = hand is not None and hand.status == Hand.Status.PLAYING
     turn = public["turn"] if public is not None and live else None
-    scores = _scores(public) if public is not None else None
+    scores = engine.running_scores(public) if public is not None else None
     openings = state.openings if public is not None and any(public["opened"]) else {}
     seats = [_seat(s, turn, public, scores, openings) for s in seat_rows]
     return {
@@ -314,7 +314,7 @@ def table_context(
             "players": table.players,
             "options": dict(table.options),
             "partners": bool(table.options.get("partners")),
-            "open_variant": table.variant.key in ("okey51", "gobek17"),
+            "open_variant": engine.is_open_variant(table.variant.key),
         },
         "seats": seats,
         "my_seat": me,
@@ -330,7 +330,9 @@ def table_context(
         "take_from": (me - 1) % table.players if view is not None and view["can_take"] else None,
         "public": public,
         "scores": scores,
-        "team_scores": _team_scores(scores) if scores and table.options.get("partners") else None,
+        "team_scores": (
+            engine.team_scores(scores) if scores and table.options.get("partners") else None
+        ),
         "log": _log(state.log_moves, names, me) if hand is not None and not veiled else [],
         "veiled": {"number": hand.number} if veiled and hand is not None else None,
         # Shown to the players: the hand being played is hidden from spectators.
@@ -389,22 +391,6 @@ def _name(s: Seat) -> str:
             "level": bot_level_name(s.bot_level),
         }
     return gettext("empty")
-
-
-def _scores(public: dict[str, Any]) -> list[int]:
-    """Running totals: the totals before this hand plus the penalties scored in it so far (all
-    of the hand's scores once it is over)."""
-    if public["over"]:
-        return list(public["result"]["scores"])
-    totals = list(public["scores_before"])
-    if public["variant"] in ("okey51", "gobek17"):
-        for p in public["penalties"]:
-            totals[p["seat"]] += p["points"]
-    return totals
-
-
-def _team_scores(scores: list[int]) -> list[int]:
-    return [scores[0] + scores[2], scores[1] + scores[3]] if len(scores) == 4 else []
 
 
 def _openings(events_of_opens: Iterable[list[dict[str, Any]]]) -> dict[int, dict[str, Any]]:
@@ -491,7 +477,7 @@ def _finishing_groups(finish: dict[str, Any] | None, public: dict[str, Any]) -> 
     seat = r.get("finisher")
     if r["ending"] != "finish" or seat is None or not public["revealed"]:
         return []
-    if public["variant"] not in ("classic", "duz"):
+    if engine.is_open_variant(public["variant"]):
         return []  # open variants finish with their melds on the table
     if finish and isinstance(finish.get("groups"), list):
         return [list(g) for g in finish["groups"]]

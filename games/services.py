@@ -122,10 +122,7 @@ def create_table(
             chat_enabled=chat_enabled,
         )
         Seat.objects.bulk_create(
-            [
-                Seat(table=table, position=p, team=(p % 2) if checked.get("partners") else None)
-                for p in range(players)
-            ]
+            [Seat(table=table, position=p, team=engine.team_of(p, checked)) for p in range(players)]
         )
     _publish(table.id, {"type": "table.changed", "table": table.id})
     return table
@@ -145,12 +142,9 @@ def check_table_settings(
     if move_timer is not None:
         merged["timer"] = move_timer
     try:
-        checked = engine.validate_options(variant.key, merged)
-        engine.variants.check_players(variant.key, players)
+        checked = engine.check_table(variant.key, merged, players)
     except engine.OptionsError as exc:
         raise GameError("bad_options", str(exc)) from exc
-    if checked.get("partners") and players != 4:
-        raise GameError("bad_options", "partners need four players")
     if season is not None and season.league.variant_id != variant.pk:
         raise GameError("bad_season", "the season's league plays another variant")
     return checked
@@ -311,9 +305,9 @@ def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Matc
         t, seats = _locked_table(table)
         running = Match.objects.filter(table=t, status=Match.Status.PLAYING).exists()
         policy.check_start(t, seats, by, running)
-        start = engine.scoring.start_score(t.variant.key, t.options)
-        hands = t.options.get("hands") if _planned(t) else None
-        match = Match.objects.create(table=t, hands_planned=hands, totals=[start] * t.players)
+        hands = engine.planned_hands(t.variant.key, t.options)
+        start = engine.start_scores(t.variant.key, t.options, t.players)
+        match = Match.objects.create(table=t, hands_planned=hands, totals=start)
         hand = _deal(match, t, seats, number=1, starter=0, scores=match.totals, seed=seed)
         t.status = Table.Status.PLAYING
         t.save(update_fields=["status"])
@@ -345,13 +339,6 @@ def rematch(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
         t.status = Table.Status.OPEN  # for start_match's checks, inside this transaction
         t.save(update_fields=["status"])
         return start_match(t, by=policy.SYSTEM, seed=seed)
-
-
-def _planned(t: Table) -> bool:
-    key = t.variant.key
-    if key == "classic":
-        return t.options.get("scoring") == "plus_minus"
-    return key != "duz"
 
 
 def _deal(
@@ -1084,7 +1071,7 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
     if r["match_over"]:
         match.status = Match.Status.FINISHED
         match.winners = list(r["winners"])
-        match.ranking = _ranking(table, match.totals)
+        match.ranking = engine.ranking(table.variant.key, match.totals)
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
         _match_over(match.pk)
@@ -1166,12 +1153,6 @@ def ready(table: Table | int, user: AbstractBaseUser) -> Hand | None:
     if dealt is None:
         _publish(table_id, {"type": "table.changed", "table": table_id})
     return dealt
-
-
-def _ranking(table: Table, totals: list[int]) -> list[int]:
-    """Seats from best to worst: highest first in classic, lowest first elsewhere."""
-    reverse = table.variant.key == "classic"
-    return sorted(range(len(totals)), key=lambda s: totals[s], reverse=reverse)
 
 
 def name_changed(user_id: int) -> None:
@@ -1324,8 +1305,7 @@ def verify_hand(hand: Hand) -> list[str]:
         problems.append("the seed does not match its commitment")
     previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
     if previous is None:
-        start = engine.scoring.start_score(table.variant.key, table.options)
-        scores = [start] * table.players
+        scores = engine.start_scores(table.variant.key, table.options, table.players)
     else:
         scores = list(previous.state.get("result", {}).get("scores") or [])
     try:

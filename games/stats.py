@@ -13,11 +13,8 @@ from typing import Any
 
 from django.db.models import Count, Exists, OuterRef, Subquery
 
-from games import messages
+from games import engine, messages
 from games.models import Hand, Match, Move, Participant
-
-# Variants where a hand is opened on the table (the others are closed: no opening).
-OPEN_VARIANTS = ("okey51", "gobek17")
 
 
 def player_stats(person: Any) -> list[dict[str, Any]]:
@@ -130,11 +127,11 @@ def player_stats(person: Any) -> list[dict[str, Any]]:
                 "average_score": (
                     round(sum(hand_scores) / len(hand_scores), 1) if hand_scores else None
                 ),
-                "open_variant": key in OPEN_VARIANTS,
+                "open_variant": engine.is_open_variant(key),
                 "opened": len(opened_at),
                 "open_share": (
                     round(100 * len(opened_at) / s["hands"])
-                    if key in OPEN_VARIANTS and s["hands"]
+                    if engine.is_open_variant(key) and s["hands"]
                     else None
                 ),
                 "open_turn": round(sum(opened_at) / len(opened_at), 1) if opened_at else None,

@@ -9,12 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from games import engine
 from games.models import Match, Participant
-
-
-def higher_is_better(variant_key: str) -> bool:
-    """Classic counts scores up (the highest total wins); the other variants count penalties."""
-    return variant_key == "classic"
 
 
 @dataclass
@@ -105,14 +101,14 @@ def outcome(match: Match, participants: list[dict[str, Any]], variant_key: str) 
     ordered = [sides[k] for k in sorted(sides)]
     for side in ordered:
         side.total = sum(totals[p] for p in side.seats if p < len(totals))
-    higher = higher_is_better(variant_key)
+    higher = engine.higher_is_better(variant_key)
 
     def better(a: Side, b: Side) -> bool:
         return a.total > b.total if higher else a.total < b.total
 
     if match.status == Match.Status.ABANDONED:
-        best = [s for s in ordered if not any(better(o, s) for o in ordered)]
-        winners = {p for s in best for p in s.seats}
+        best = engine.leaders(variant_key, [s.total for s in ordered])
+        winners = {p for k in best for p in ordered[k].seats}
     else:
         winners = set(match.winners or [])
     first = [s for s in ordered if winners & set(s.seats)]

@@ -25,6 +25,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games import engine
 from games.models import Match
 from leagues import results
 from leagues.models import Rating, Season, SeasonMatch, SeasonMember, Standing
@@ -103,7 +104,7 @@ def _ratings(season: Season, users: Iterable[int]) -> dict[int, float]:
 
 def _rank(season: Season, lines: list[Any]) -> list[Any]:
     """Set each line's rank by the season's counting rule; the lines in rank order."""
-    higher = results.higher_is_better(season.league.variant.key)
+    higher = engine.higher_is_better(season.league.variant.key)
 
     def key(line: Any) -> tuple[Any, ...]:
         not_played = 0 if line.played else 1

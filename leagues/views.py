@@ -13,9 +13,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from accounts.models import display_name
+from games import engine
 from games.messages import variant_name
 from games.models import Variant
-from leagues import results
 from leagues.models import League, Rating, Season, SeasonMember, Standing
 
 LEADERBOARD_SIZE = 50
@@ -45,7 +45,7 @@ def _season(league_id: int, season_id: int) -> Season:
 
 def counting_rule(season: Season) -> list[str]:
     """The season's counting rule, in words (one sentence a line)."""
-    higher = results.higher_is_better(season.league.variant.key)
+    higher = engine.higher_is_better(season.league.variant.key)
     rank_by = {
         Season.Counting.POINTS: (
             _("Members are ranked by their total points (the highest first).")
