@@ -4,10 +4,10 @@ Selectors and views of ``/hands/<id>/`` (the replay; ``/hands/<id>/step/<n>/`` i
 that a step can be linked), ``/hands/<id>/verify/`` (the provably fair deal),
 ``/hands/<id>/scenario.json`` (a hand as a scenario of SCENARIOS.md) and ``/matches/<id>.json``.
 
-- **Rebuilt by the engine.** The state at step n is the hand dealt again from its seed, exactly
-  as ``services._deal`` deals it and ``services.verify_hand`` re-deals it, with its first n
-  ``Move`` rows applied (each row's ``action`` for its ``seat``). Nothing is read from the
-  stored snapshot but what is checked against it.
+- **Rebuilt by the engine.** The state at step n is the hand dealt again from its seed as its
+  match dealt it (:func:`dealt`, which ``services.audit`` uses too), with its first n ``Move``
+  rows applied (``engine.replay_moves``: each row's ``action`` for its ``seat``). Nothing is
+  read from the stored snapshot but what is checked against it.
 - **Who sees what** is ``policy.can_replay``. While a hand is live only its players may replay
   it, each as their own seat saw it: their rack, the public board, drawn tiles of the others
   hidden (``engine.event_for``), up to the hand's current version, and no seed. Once it is over
@@ -127,29 +127,22 @@ def hand_access(hand_id: int, user: Any, invite: str | None = None) -> Access:
 
 
 # ----------------------------------------------------------------------------- the engine
-def start_scores(hand: Hand) -> list[int]:
-    """The running scores the hand was dealt with, as ``services.verify_hand`` finds them: the
-    previous hand's final scores, or the variant's starting score for hand 1."""
+def dealt(hand: Hand) -> engine.Hand:
+    """The hand dealt again from its seed as its match dealt it (``engine.Match.deal_hand``):
+    with the previous hand's final scores (the start scores for hand 1) and its recorded
+    starter. Raises ``engine.TileError`` (a bad seed), ``engine.OptionsError`` or
+    ``ValueError``."""
     table = hand.match.table
     previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
-    if previous is None:
-        return engine.start_scores(table.variant.key, table.options, table.players)
-    return list(previous.state.get("result", {}).get("scores") or [])
-
-
-def dealt(hand: Hand) -> engine.Hand:
-    """The hand dealt again from its seed, exactly as ``services._deal`` dealt it. Raises
-    ``engine.TileError`` (a bad seed), ``engine.OptionsError`` or ``ValueError``."""
-    table = hand.match.table
-    return engine.Hand.from_deal(
+    scores = (previous.state.get("result") or {}).get("scores") if previous is not None else None
+    rules = engine.Match(
         table.variant.key,
-        engine.deal(hand.seed, table.players),
         table.options,
-        starter=hand.starter,
-        scores=start_scores(hand) or None,
-        number=hand.number,
-        seed=hand.seed,
+        table.players,
+        scores=scores or None,
+        dealt=hand.number - 1,
     )
+    return rules.deal_hand(hand.seed, starter=hand.starter)
 
 
 def recorded_moves(hand: Hand, last: int | None = None) -> list[Move]:
@@ -158,14 +151,18 @@ def recorded_moves(hand: Hand, last: int | None = None) -> list[Move]:
     return list(hand.moves.filter(number__lte=upto).order_by("number"))
 
 
+def record(moves: list[Move], events: bool = False) -> list[engine.Recorded]:
+    """Move rows as the engine replays them (``engine.replay_moves``), with their stored
+    events to compare when ``events``."""
+    return [engine.Recorded(m.seat, m.action, m.events if events else None) for m in moves]
+
+
 def rebuild(hand: Hand, moves: list[Move]) -> engine.Hand:
     """The engine's hand after ``moves`` (the first n Move rows), replayed from the deal."""
-    eng = dealt(hand)
-    for m in moves:
-        result = eng.play(m.seat, m.action)
-        if not result.ok:
-            raise ReplayError(m.number, result.error)
-    return eng
+    replay = engine.replay_moves(dealt(hand), record(moves))
+    if replay.error is not None:
+        raise ReplayError(moves[replay.played].number, replay.error)
+    return replay.hand
 
 
 # ----------------------------------------------------------------------------- words
@@ -443,64 +440,14 @@ CHECK_LABELS: dict[str, Any] = {
 
 
 def deal_checks(hand: Hand) -> list[Check]:
-    """Check a hand's deal from its seed: the commitment, the deal, the replayed move log, the
-    version, the stored snapshot and result, and ``services.verify_hand`` (unchanged) last."""
+    """Check a hand's deal from its seed: each finding of ``services.audit`` as a check, and
+    last whether the site's audit (``services.verify_hand``: the same findings) finds nothing."""
     from games import services  # the one writer's audit; imported late (services imports a lot)
 
-    def check(key: str, ok: bool, detail: str = "") -> Check:
-        return Check(key, str(CHECK_LABELS[key]), ok, detail)
-
-    checks: list[Check] = []
-    try:
-        digest = engine.commitment(hand.seed)
-    except engine.TileError as exc:
-        digest = ""
-        checks.append(check("commitment", False, str(exc)))
-    else:
-        checks.append(check("commitment", digest == hand.commitment, f"sha256 = {digest}"))
-    try:
-        eng = dealt(hand)
-    except (engine.TileError, engine.OptionsError, ValueError) as exc:
-        cannot = f"cannot deal: {exc}"
-        checks += [check(k, False, cannot) for k in ("deal", "moves", "snapshot", "result")]
-        eng = None
-    if eng is not None:
-        state = hand.state or {}
-        recorded = (state.get("indicator"), state.get("initial"))
-        checks.append(check("deal", recorded == (eng.indicator, eng.initial)))
-        moves = list(hand.moves.order_by("number"))
-        problem = ""
-        for expected, m in enumerate(moves, start=1):
-            if m.number != expected:
-                problem = f"move numbers jump from {expected - 1} to {m.number}"
-                break
-            result = eng.play(m.seat, m.action)
-            if not result.ok:
-                problem = f"move {m.number} is refused: {result.error}"
-                break
-            if result.events != m.events or result.move != m.action:
-                problem = f"move {m.number} differs from its record"
-                break
-        checks.append(check("moves", not problem, problem or f"{len(moves)} moves"))
-        snapshot = eng.to_state()
-        snapshot.pop("log", None)
-        checks.append(check("snapshot", not problem and snapshot == hand.state))
-        r = eng.result
-        if hand.status == Hand.Status.FINISHED:
-            ok = bool(r["over"]) and (
-                r["hand_scores"] == hand.hand_scores
-                and r["ending"] == hand.ending
-                and r.get("finisher") == hand.finisher
-                and (r.get("kind") or "") == hand.kind
-            )
-            detail = f"hand scores {r.get('hand_scores')}" if r["over"] else "not over"
-        else:
-            ok, detail = not r["over"], gettext("the hand has not ended")
-        checks.append(check("result", not problem and ok, detail))
-    checks.insert(3, check("version", hand.version == hand.moves.count(), f"{hand.version}"))
-    problems = services.verify_hand(hand)
-    checks.append(check("audit", not problems, "; ".join(problems)))
-    return checks
+    found = services.audit(hand)
+    problems = [p for f in found for p in f.problems]
+    checks = [Check(f.key, str(CHECK_LABELS[f.key]), f.ok, f.detail) for f in found]
+    return [*checks, Check("audit", str(CHECK_LABELS["audit"]), not problems, "; ".join(problems))]
 
 
 # ----------------------------------------------------------------------------- views

@@ -20,8 +20,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
-from games import broadcast, chat, engine, events, policy, reads, selectors
+from games import broadcast, chat, engine, events, history, policy, reads, selectors
 from games.engine import layout as rack_layout
 from games.errors import GameError, NotAllowed, StaleVersion
 from games.models import (
@@ -305,10 +306,11 @@ def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Matc
         t, seats = _locked_table(table)
         running = Match.objects.filter(table=t, status=Match.Status.PLAYING).exists()
         policy.check_start(t, seats, by, running)
-        hands = engine.planned_hands(t.variant.key, t.options)
-        start = engine.start_scores(t.variant.key, t.options, t.players)
-        match = Match.objects.create(table=t, hands_planned=hands, totals=start)
-        hand = _deal(match, t, seats, number=1, starter=0, scores=match.totals, seed=seed)
+        rules = _rules(t)
+        match = Match.objects.create(
+            table=t, hands_planned=rules.planned_hands, totals=rules.scores
+        )
+        hand = _deal(match, t, seats, rules.deal_hand(seed))
         t.status = Table.Status.PLAYING
         t.save(update_fields=["status"])
     # "match": a new match began (its chat window starts empty: the sockets re-send the panel).
@@ -341,32 +343,21 @@ def rematch(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
         return start_match(t, by=policy.SYSTEM, seed=seed)
 
 
-def _deal(
-    match: Match,
-    t: Table,
-    seats: list[Seat],
-    *,
-    number: int,
-    starter: int,
-    scores: list[int],
-    seed: str | None,
-) -> Hand:
-    seed = seed or engine.new_seed()
-    eng = engine.Hand.from_deal(
-        t.variant.key,
-        engine.deal(seed, t.players),
-        t.options,
-        starter=starter,
-        scores=scores,
-        number=number,
-        seed=seed,
-    )
+def _rules(t: Table, m: Match | None = None, dealt: int = 0) -> engine.Match:
+    """The engine's rules of a match at ``t``: where ``m`` stands after its first ``dealt``
+    hands (its totals), else before its first hand."""
+    scores = list(m.totals) if m is not None else None
+    return engine.Match(t.variant.key, t.options, t.players, scores=scores, dealt=dealt)
+
+
+def _deal(match: Match, t: Table, seats: list[Seat], eng: engine.Hand) -> Hand:
+    """Store the hand the engine dealt (``engine.Match.deal_hand``) and who holds each seat."""
     hand = Hand.objects.create(
         match=match,
-        number=number,
-        starter=starter,
-        commitment=engine.commitment(seed),
-        seed=seed,
+        number=eng.number,
+        starter=eng.starter,
+        commitment=eng.commitment,
+        seed=eng.seed,
         state=_snapshot(eng),
         turn=eng.turn,
         turn_index=eng.turn_index,
@@ -1067,11 +1058,13 @@ def _close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
     h.finished_at = timezone.now()
     h.deadline = None
     match = Match.objects.select_for_update(of=("self",)).get(pk=h.match_id)
-    match.totals = list(r["scores"])
-    if r["match_over"]:
+    rules = _rules(table, match, dealt=eng.number)
+    rules.record(eng)
+    match.totals = rules.scores
+    if rules.over:
         match.status = Match.Status.FINISHED
-        match.winners = list(r["winners"])
-        match.ranking = engine.ranking(table.variant.key, match.totals)
+        match.winners = rules.winners
+        match.ranking = rules.ranking()
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
         _match_over(match.pk)
@@ -1114,15 +1107,7 @@ def deal_next_hand(match: Match | int, *, now: Any = None, force: bool = False) 
             return None
         last = m.hands.order_by("-number").first()
         assert last is not None and last.status != Hand.Status.PLAYING
-        hand = _deal(
-            m,
-            t,
-            seats,
-            number=last.number + 1,
-            starter=(last.starter + 1) % t.players,
-            scores=list(m.totals),
-            seed=None,
-        )
+        hand = _deal(m, t, seats, _rules(t, m, dealt=last.number).deal_hand())
         m.next_hand_at = None
         m.ready = []
         m.save(update_fields=["next_hand_at", "ready"])
@@ -1297,50 +1282,80 @@ def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
 
 
 # ----------------------------------------------------------------------------- audit
-def verify_hand(hand: Hand) -> list[str]:
-    """Replay a hand from its seed and move log; list every way it differs from what is stored."""
-    problems: list[str] = []
-    table = hand.match.table
-    if engine.commitment(hand.seed) != hand.commitment:
-        problems.append("the seed does not match its commitment")
-    previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
-    if previous is None:
-        scores = engine.start_scores(table.variant.key, table.options, table.players)
-    else:
-        scores = list(previous.state.get("result", {}).get("scores") or [])
+@dataclass(frozen=True)
+class Finding:
+    """One check of a stored hand: passed or not, the problems it found (in the audit's words;
+    a check that could not be made because an earlier one failed adds none) and what the deal
+    check shows beside it."""
+
+    key: str
+    ok: bool
+    problems: list[str] = field(default_factory=list)
+    detail: str = ""
+
+
+def audit(hand: Hand) -> list[Finding]:
+    """Check a stored hand against its seed, replaying it once: the commitment, the deal made
+    again (``history.dealt``), the move log played on it (``engine.replay_moves``), the
+    version, the stored snapshot and the stored result. The site's audit (:func:`verify_hand`)
+    and the deal check (``history.deal_checks``) both read it."""
+    found: list[Finding] = []
     try:
-        eng = engine.Hand.from_deal(
-            table.variant.key,
-            engine.deal(hand.seed, table.players),
-            table.options,
-            starter=hand.starter,
-            scores=scores,
-            number=hand.number,
-            seed=hand.seed,
-        )
-    except (engine.TileError, engine.OptionsError, ValueError) as exc:
-        return problems + [f"cannot deal: {exc}"]
+        digest = engine.commitment(hand.seed)
+    except engine.TileError as exc:
+        found.append(Finding("commitment", False, [str(exc)], str(exc)))
+    else:
+        ok = digest == hand.commitment
+        wrong = [] if ok else ["the seed does not match its commitment"]
+        found.append(Finding("commitment", ok, wrong, f"sha256 = {digest}"))
     moves = list(hand.moves.order_by("number"))
-    for expected, m in enumerate(moves, start=1):
-        if m.number != expected:
-            problems.append(f"move numbers jump from {expected - 1} to {m.number}")
-            break
-        result = eng.play(m.seat, m.action)
-        if not result.ok:
-            problems.append(f"move {m.number} is refused on replay: {result.error}")
-            break
-        if result.events != m.events:
-            problems.append(f"move {m.number} produced other events on replay")
-        if result.move != m.action:
-            problems.append(f"move {m.number} is not stored as the engine normalises it")
-    if hand.version != len(moves):
-        problems.append(f"version {hand.version} but {len(moves)} moves")
-    if not problems and _snapshot(eng) != hand.state:
-        problems.append("the replayed state differs from the stored snapshot")
+    ok = hand.version == len(moves)
+    wrong = [] if ok else [f"version {hand.version} but {len(moves)} moves"]
+    version = Finding("version", ok, wrong, str(hand.version))
+    try:
+        eng = history.dealt(hand)
+    except (engine.TileError, engine.OptionsError, ValueError) as exc:
+        cannot = f"cannot deal: {exc}"
+        found.append(Finding("deal", False, [cannot], cannot))
+        found.append(Finding("moves", False, [], cannot))
+        return [*found, version, *(Finding(k, False, [], cannot) for k in ("snapshot", "result"))]
+    state = hand.state or {}
+    ok = (state.get("indicator"), state.get("initial")) == (eng.indicator, eng.initial)
+    found.append(Finding("deal", ok, [] if ok else ["the deal differs from the stored one"]))
+
+    jump = next((k for k, m in enumerate(moves) if m.number != k + 1), None)
+    replay = engine.replay_moves(eng, history.record(moves[:jump], events=True))
+    wrong = list(replay.problems)
+    if jump is not None and replay.error is None:
+        wrong.append(f"move numbers jump from {jump} to {moves[jump].number}")
+    found.append(Finding("moves", not wrong, wrong, "; ".join(wrong) or f"{len(moves)} moves"))
+    found.append(version)
+    # The snapshot and the result are compared only when the whole log replays.
+    replayed = not wrong
+
+    ok = replayed and _snapshot(eng) == hand.state
+    wrong = [] if ok or not replayed else ["the replayed state differs from the stored snapshot"]
+    found.append(Finding("snapshot", ok, wrong))
+
+    r = eng.result
     if hand.status == Hand.Status.FINISHED:
-        r = eng.result
+        stored = (hand.hand_scores, hand.ending, hand.finisher, hand.kind)
         if not r["over"]:
-            problems.append("stored as finished but the replay has not ended")
-        elif r["hand_scores"] != hand.hand_scores or r["ending"] != hand.ending:
-            problems.append("the stored result differs from the replay")
-    return problems
+            problem = "stored as finished but the replay has not ended"
+        elif (r["hand_scores"], r["ending"], r["finisher"], r["kind"] or "") != stored:
+            problem = "the stored result differs from the replay"
+        else:
+            problem = ""
+        detail = f"hand scores {r['hand_scores']}" if r["over"] else "not over"
+    else:
+        problem = "the replay has ended but the hand is not stored as over" if r["over"] else ""
+        detail = gettext("the hand has not ended")
+    ok = replayed and not problem
+    found.append(Finding("result", ok, [problem] if problem and replayed else [], detail))
+    return found
+
+
+def verify_hand(hand: Hand) -> list[str]:
+    """Replay a hand from its seed and move log; list every way it differs from what is stored
+    (:func:`audit`)."""
+    return [p for finding in audit(hand) for p in finding.problems]
