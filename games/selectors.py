@@ -282,6 +282,7 @@ def table_context(
     view = public = None
     legal: list[str] = []
     rack_rows = None
+    rack_sorts = None
     assist = None
     # A seated player hid the hand being played from spectators: they see no board until the
     # hand ends (seats, who is here and the match's totals stay).
@@ -293,6 +294,7 @@ def table_context(
             legal = engine.legal_actions(view)
             stored = state.layouts.get(me) or []
             rack_rows = rack_layout.rows(rack_layout.reconcile(stored, view["rack"]))
+            rack_sorts = RackSorts(tuple(view["rack"]), view["okey"])
             if table.options.get("assisted"):
                 assist = _assist(view)
     names = [_name(s) for s in seat_rows]
@@ -326,6 +328,7 @@ def table_context(
         "view": view,
         "legal": legal,
         "rack_rows": rack_rows,
+        "rack_sorts": rack_sorts,
         "assist": assist,
         "take_from": (me - 1) % table.players if view is not None and view["can_take"] else None,
         "public": public,
@@ -343,6 +346,21 @@ def table_context(
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
     }
+
+
+@dataclass(frozen=True)
+class RackSorts:
+    """The layouts of the rack's sort buttons, as JSON by way of sorting
+    (``rack_sorts.runs``: ``engine.layout.sorted_layout``). Each is worked out when the rack
+    fragment is rendered, which most frames skip (a move changes the mover's rack only)."""
+
+    rack: tuple[str, ...]
+    okey: str
+
+    def __getitem__(self, by: str) -> str:
+        if by not in rack_layout.SORTS:
+            raise KeyError(by)
+        return json.dumps(rack_layout.sorted_layout(self.rack, self.okey, by))
 
 
 def _assist(view: dict[str, Any]) -> dict[str, Any]:

@@ -15,8 +15,8 @@ import pytest
 
 from games import engine, services
 from games.catalog import ensure_variants
-from games.engine import solver
-from games.models import Hand, Move, Table
+from games.engine import layout, solver
+from games.models import Hand, Move, Participant, Table
 from tests import browser as ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.tables.helpers import seed_of, user_table
@@ -237,6 +237,34 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
     assert Counter(ui.rack_tiles(page))[code] == Counter(t for t in arranged if t)[code] - 1
     for p in (page, second):
         assert p.okey_errors == []
+
+
+def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("classic", seed_of(9))
+    view = hand.engine_hand().view(1)
+    page = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    ui.open_table(page, daphne_live_server, table.pk)
+    for by in layout.SORTS:
+        want = layout.sorted_layout(view["rack"], view["okey"], by)
+        assert ui.rack_layout(page) != want, by
+        page.locator(f'#rack-area [data-sort="{by}"]').click()
+        assert ui.rack_layout(page) == want, by
+
+    def stored() -> Any:
+        return Participant.objects.get(hand=hand, position=1).layout
+
+    # The last sort is kept as the seat's arrangement: a reload shows it.
+    for _ in range(50):
+        if in_thread(stored) == want:
+            break
+        page.wait_for_timeout(100)
+    assert in_thread(stored) == want
+    page.reload()
+    ui.wait_for_socket(page)
+    assert ui.rack_layout(page) == want
+    assert page.okey_errors == []
 
 
 def test_a_spectator_sees_no_rack(daphne_live_server: DaphneServer, chromium: Any) -> None:

@@ -119,54 +119,12 @@
     });
   }
 
-  function sortRack(how, button) {
+  // The sort buttons carry their layouts, worked out by the server's engine for the rack they
+  // came with (engine.layout.sorted_layout; "melds" on assisted tables: engine.assist).
+  function sortRack(button) {
     var area = rackArea();
     if (!area) return;
-    if (how === "melds") { // assisted tables: the server's solver sorted the rack already
-      placeLayout(area, JSON.parse(button.dataset.layout));
-      return;
-    }
-    var okeyTile = document.querySelector(".centre .tile-wild");
-    var okey = okeyTile ? okeyTile.dataset.tile : null;
-    var codes = rackTiles().map(function (t) { return t.dataset.tile; });
-    var colourOrder = { R: 0, Y: 1, B: 2, K: 3, F: 4 };
-    function num(c) { return c === "F" ? 0 : parseInt(c.slice(1), 10); }
-    function colour(c) { return colourOrder[c.charAt(0)]; }
-    function wild(c) { return c === okey; }
-    codes.sort(function (a, b) {
-      if (wild(a) !== wild(b)) return wild(a) ? 1 : -1; // wild okeys last
-      if (how === "sets") return num(a) - num(b) || colour(a) - colour(b);
-      return colour(a) - colour(b) || num(a) - num(b);
-    });
-    var groups = [];
-    codes.forEach(function (c) {
-      var last = groups.length ? groups[groups.length - 1] : null;
-      var prev = last ? last[last.length - 1] : null;
-      var together = false;
-      if (prev && !wild(c) && !wild(prev)) {
-        if (how === "runs") together = colour(prev) === colour(c) && num(c) - num(prev) <= 1;
-        else if (how === "sets") together = num(prev) === num(c);
-        else together = prev === c && last.length < 2;
-      }
-      if (together) last.push(c); else groups.push([c]);
-    });
-    // Lay the groups out with a gap between them, wrapping to the second row.
-    var slots = area.querySelectorAll(".rack .slot");
-    var perRow = slots.length / 2;
-    var lay = [];
-    groups.forEach(function (g) {
-      var col = lay.length % perRow;
-      if (lay.length && col !== 0) {
-        if (col + 1 + g.length > perRow && lay.length < perRow) {
-          while (lay.length < perRow) lay.push(null);
-        } else {
-          lay.push(null);
-        }
-      }
-      g.forEach(function (c) { lay.push(c); });
-    });
-    if (lay.length > slots.length) lay = codes; // too many gaps: no gaps at all
-    placeLayout(area, lay);
+    placeLayout(area, JSON.parse(button.dataset.layout));
   }
 
   function placeLayout(area, lay) {
@@ -274,7 +232,7 @@
     var tile = event.target.closest(".rack .tile");
     if (tile) { toggle(tile); return; }
     var sorter = event.target.closest("[data-sort]");
-    if (sorter) { sortRack(sorter.dataset.sort, sorter); return; }
+    if (sorter) { sortRack(sorter); return; }
     var button = event.target.closest("#table-live [data-action]");
     if (button && !button.disabled) { act(button.dataset.action, button); }
   });

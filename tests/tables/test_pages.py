@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
+
 import pytest
 from django.test import Client
 from django.urls import reverse
 
 from games import engine, services
+from games.engine import layout
 from games.models import Seat
 
 from .helpers import seed_of, user_table
@@ -38,6 +43,23 @@ def test_it_shows_a_player_only_their_own_rack() -> None:
     for t in eng.racks[1]:
         assert f'data-tile="{engine.format_tile(t)}"' in rack
     assert match.hands.get().seed not in page
+
+
+def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
+    table, users = user_table("classic")
+    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(33))
+    view = match.hands.get().engine_hand().view(2)
+    client = Client()
+    client.force_login(users[2])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    for by in layout.SORTS:
+        tag = re.search(r'<button[^>]*data-sort="' + by + r'"[^>]*>', page)
+        assert tag is not None, by
+        found = re.search(r'data-layout="([^"]*)"', tag.group(0))
+        assert found is not None, by
+        sorted_rack = layout.sorted_layout(view["rack"], view["okey"], by)
+        assert json.loads(html.unescape(found.group(1))) == sorted_rack
+    assert 'data-sort="melds"' not in page  # on assisted tables only
 
 
 def test_it_hides_private_tables_without_the_invite() -> None:
