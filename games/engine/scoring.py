@@ -1,4 +1,5 @@
-"""End-of-hand tables and match outcomes for the four variants (RULES.md §2-5).
+"""End-of-hand tables, match outcomes and the match-level rules (start scores, planned hands,
+who ranks first, running totals) for the four variants (RULES.md §2-5).
 
 ``hand_scores`` returns what each seat scored this hand, penalties during the hand included:
 ``classic`` as the change to the running score (finisher 0, others -2 ...), the other variants as
@@ -46,8 +47,8 @@ def planned_hands(variant: str, options: Mapping[str, Any]) -> int | None:
 
 
 def idle_options(variant: str, options: Mapping[str, Any]) -> frozenset[str]:
-    """The options that these options make no difference to: in countdown classic ``hands``
-    (the match ends at zero), in plus/minus classic ``start_score`` (everyone starts at 0)."""
+    """The options that make no difference under the others: ``hands`` in countdown classic
+    (the match ends at zero), ``start_score`` in plus/minus classic (everyone starts at 0)."""
     if variant != CLASSIC:
         return frozenset()
     return frozenset({"hands"} if _countdown(variant, options) else {"start_score"})
