@@ -317,6 +317,7 @@ def table_context(
             "options": dict(table.options),
             "partners": bool(table.options.get("partners")),
             "open_variant": engine.is_open_variant(table.variant.key),
+            "indicator_show": engine.has_indicator_show(table.variant.key),
         },
         "seats": seats,
         "my_seat": me,

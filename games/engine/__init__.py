@@ -19,7 +19,8 @@ The public API, in the spirit of python-chess:
   :func:`planned_hands`, :func:`idle_options`, :func:`higher_is_better`, :func:`leaders`,
   :func:`ranking`, :func:`team_scores`, :func:`running_scores` (totals during a hand);
 - variants and options: :data:`VARIANTS`, :data:`OPEN_VARIANTS`, :func:`is_open_variant`,
-  :func:`default_options`, :func:`validate_options`, :func:`check_table`, :func:`team_of`;
+  :func:`has_indicator_show`, :func:`default_options`, :func:`validate_options`,
+  :func:`check_table`, :func:`team_of`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
 - scenarios: :func:`run_scenario` (``python -m games.engine.scenario``).
 """
@@ -67,6 +68,7 @@ from .variants import (
     OptionsError,
     check_table,
     default_options,
+    has_indicator_show,
     is_open_variant,
     team_of,
     validate_options,
@@ -112,6 +114,7 @@ __all__ = [
     "higher_is_better",
     "idle_options",
     "is_open_variant",
+    "has_indicator_show",
     "leaders",
     "legal_actions",
     "new_seed",

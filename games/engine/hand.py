@@ -50,6 +50,7 @@ from .variants import (
     OKEY51,
     OPEN_VARIANTS,
     check_table,
+    has_indicator_show,
     team_of,
 )
 
@@ -837,7 +838,7 @@ class Hand:
 
     # --- classic: showing the indicator
     def _show_indicator(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
-        if self.variant != CLASSIC:
+        if not has_indicator_show(self.variant):
             raise MoveError("not_in_variant", "the indicator show exists in classic only")
         if self.indicator_shown:
             raise MoveError("indicator_already_shown", "the indicator was shown this hand")

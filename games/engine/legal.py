@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .variants import CLASSIC, OKEY51, OPEN_VARIANTS
+from .variants import OKEY51, OPEN_VARIANTS, has_indicator_show
 
 
 def legal_actions(view: Mapping[str, Any]) -> list[str]:
@@ -22,7 +22,7 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     variant = view["variant"]
     out: list[str] = []
     if (
-        variant == CLASSIC
+        has_indicator_show(variant)
         and not view["indicator_shown"]
         and not view["acted"]
         and view["indicator"] in view["rack"]

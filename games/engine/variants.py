@@ -102,6 +102,12 @@ def is_open_variant(variant: str) -> bool:
     return variant in OPEN_VARIANTS
 
 
+def has_indicator_show(variant: str) -> bool:
+    """Whether a seat may show the indicator for points in ``variant`` (classic only: before
+    its first draw or discard, once a hand)."""
+    return variant == CLASSIC
+
+
 def check_players(variant: str, players: int, options: Mapping[str, Any] | None = None) -> None:
     """Raise :class:`OptionsError` unless ``variant`` is played by ``players`` (with ``options``:
     partners are two against two, so they need four)."""

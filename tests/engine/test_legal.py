@@ -60,3 +60,19 @@ def test_it_lists_nothing_once_the_hand_is_over() -> None:
     while not hand.over:
         play_random_turn(hand, rng)
     assert all(legal_actions(hand.view(seat)) == [] for seat in range(4))
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_only_the_variant_with_an_indicator_show_offers_it(variant: str) -> None:
+    """Deals until a seat holds the indicator: it may show it in classic alone."""
+    for n in range(200):
+        s = seed(9000 + n)
+        hand = engine.Hand.from_deal(variant, engine.deal(s), {}, seed=s)
+        holders = [seat for seat in range(hand.players) if hand.indicator in hand.racks[seat]]
+        if holders:
+            break
+    else:
+        raise AssertionError("no deal put the indicator in a rack")
+    assert engine.has_indicator_show(variant) == (variant == "classic")
+    offered = "show_indicator" in legal_actions(hand.view(holders[0]))
+    assert offered == engine.has_indicator_show(variant)

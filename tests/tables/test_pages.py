@@ -62,6 +62,19 @@ def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
     assert 'data-sort="melds"' not in page  # on assisted tables only
 
 
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
+def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
+    variant: str,
+) -> None:
+    table, users = user_table(variant)
+    services.start_match(table, by=services.SYSTEM, seed=seed_of(34))
+    client = Client()
+    client.force_login(users[0])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    assert ('data-action="show_indicator"' in page) == engine.has_indicator_show(variant)
+    assert engine.has_indicator_show(variant) == (variant == "classic")
+
+
 def test_it_hides_private_tables_without_the_invite() -> None:
     table = services.create_table(variant="classic", created_by=None, is_private=True)
     client = Client()
