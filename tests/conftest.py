@@ -14,6 +14,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tests import workers
 from tests.live_daphne import DaphneServer, fail_or_skip
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -53,13 +54,22 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     ]
 
 
+# ------------------------------------------------------------------------------- workers
+def pytest_configure(config: pytest.Config) -> None:
+    """A pytest-xdist worker keeps its channel layer and cache keys apart from the other
+    workers' on a shared Redis (tests/workers.py)."""
+    from django.conf import settings
+
+    workers.isolate(settings)
+    workers.forget_earlier_runs(settings)
+
+
 # ------------------------------------------------------------------------------- cache
 @pytest.fixture(autouse=True)
 def _empty_cache() -> None:
-    """Every test starts with an empty cache (log-in limits count there: accounts.limits)."""
-    from django.core.cache import cache
-
-    cache.clear()
+    """Every test starts with an empty cache (log-in limits count there: accounts.limits);
+    under pytest-xdist, only this worker's keys are emptied (tests/workers.py)."""
+    workers.clear_cache()
 
 
 # ------------------------------------------------------------------------------- channel layer

@@ -10,7 +10,11 @@ import os
 import django
 from django.conf import settings
 
+from tests import workers
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "okeysite.settings")
+# Under pytest-xdist: the channel layer and cache keys of the worker that started this server.
+workers.isolate(settings)
 django.setup()
 # Before any connection opens: the test database (a file for SQLite), not the real one.
 settings.DATABASES["default"]["NAME"] = os.environ["OKEY_LIVE_DATABASE_NAME"]
