@@ -44,6 +44,10 @@ serve: install
 	$(MANAGE) collectstatic --noinput
 	$(MANAGE) serve --processes $(PROCESSES) --host $(HOST) --port $(PORT)
 
+# pytest runs the suite in TEST_WORKERS processes (pytest-xdist; "auto": one per core), each
+# with its own test database, daphne and Redis keys (tests/workers.py). TEST_WORKERS=0 runs it
+# serially in one process.
+TEST_WORKERS ?= auto
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -52,7 +56,7 @@ test: install-dev chromium
 		echo "$(PY) -m mypy --strict games/engine"; \
 		$(PY) -m mypy --strict games/engine; \
 	fi
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 lint: install-dev
 	$(PY) -m ruff check .
