@@ -54,12 +54,17 @@ OPEN_WORLDS = 16
 # much expected penalty one place in the strong bot's discard order is worth.
 OPEN_PROGRESS = 60.0
 OPEN_RANK = 40.0
+OPEN_LOSS = 10.0  # per point of opening value a discard gives up
+OPEN_DUMP = 1.0
+CLOSED_DUMP = -2.0
+OPEN_GAIN = 5.0  # per point of opening value one more draw is expected to add
+OPEN_LOOSE = 20.0
 
 # The closed-hand evaluation is in expected draws to a finish (tuned on bench/bots.py).
 TYPICAL_OUTS = 14.0  # useful tiles a step of runs and sets typically has
 PAIR_OUTS = 5.0  # ... and a step of seven pairs (one or two copies of each single are left)
 PAIRS_FROM = 5  # pairs held before seven pairs is a plan
-TAKE_MARGIN = 1.0  # a draw from the pile is worth one draw nearer the finish
+TAKE_MARGIN = 1.0
 FEED = 0.3  # the next seat can use the discard: a step for it, for free
 FEED_FINISH = 10.0  # the next seat finishes with the discard: the hand is lost
 DUZ_VALUE = 0.03  # per point of face value left outside melds (duz scores it)
@@ -383,7 +388,11 @@ class _Expert:
         # planning discards against the bar), with the expert's reading of the next seat on top.
         from .bots import _Bot
 
-        return _Bot(self.view, True)
+        class _OpenBot(_Bot):
+            def rank_open_discards(self, discards: list[Move]) -> list[Move]:
+                return _open_discards(self, discards)
+
+        return _OpenBot(self.view, True)
 
     def rank_open(self, moves: list[Move]) -> list[Move]:
         bot = self._open_bot()
@@ -434,6 +443,44 @@ class _Expert:
         }
         order = sorted(range(len(tiles)), key=lambda k: (score[tiles[k]], k))
         return [discards[k] for k in order]
+
+
+def _open_discards(bot: _Bot, discards: list[Move]) -> list[Move]:
+    """The strong bot's discard order for the open variants, with the expert's weights."""
+    from .bots import _near
+
+    opened = bot.view["opened"][bot.seat]
+    base = bot._open_potential(bot.rack)
+    wanted = bot._next_seat_wants()
+    nxt = (bot.seat + 1) % bot.view["players"]
+    shed = {bot.ident(parse_tile(t)) for t in bot.view["discards"][nxt]}
+    bar = bot.view["opening_bar"] or 51
+    scored = []
+    for m in discards:
+        t = parse_tile(m["tile"])
+        rest = list(bot.rack)
+        rest.remove(t)
+        cost = 0.0
+        if bot.penalised(t):
+            cost += 10_000
+        if t == bot.okey:
+            cost += 5_000
+        if bot.ident(t) in wanted:
+            cost += 300
+        loss = base - bot._open_potential(rest)
+        cost += loss * OPEN_LOSS
+        cost -= bot.value(t) * (OPEN_DUMP if opened else CLOSED_DUMP)
+        if opened is None:
+            cost -= bot._draw_gain(rest) * OPEN_GAIN
+            cost += max(0, bar - bot._open_potential(rest)) * 2
+        else:
+            # Loose tiles go first: a tile that melds with nothing left is the one to shed.
+            cost -= 0 if any(_near(x, [t], bot.okey) for x in rest) else OPEN_LOOSE
+        if bot.ident(t) in shed:
+            cost -= 15
+        scored.append((cost, m))
+    scored.sort(key=lambda x: x[0])
+    return [m for _, m in scored]
 
 
 def _uses_tile(move: Move, name: str) -> bool:
