@@ -7,12 +7,14 @@ time of one of the hero's decisions.
 
     python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17]
                          [--pairings expert-greedy,expert-strong] [--budget-ms 80]
-                         [--processes N]
+                         [--processes N] [--selfplay N]
 
 Pairings are ``hero-field``: the hero in one seat, three of the field in the others. The
 default is every pairing of ``PAIRINGS``. With ``--processes`` above 1 the deals are shared
 among worker processes; the decision times are then measured with the workers side by side
 (on a machine with fewer free cores than workers, they include the wait for a core).
+``--selfplay N`` instead times N hands per variant with four experts at the table, one process,
+at full speed (no pause between moves): seconds per hand, median and slowest.
 """
 
 from __future__ import annotations
@@ -115,6 +117,22 @@ def run(
     }
 
 
+def selfplay(variants: list[str], hands: int, budget_ms: float) -> None:
+    print(f"four experts at full speed, budget {budget_ms:g} ms a decision: seconds per hand")
+    for variant in variants:
+        took = []
+        for d in range(hands):
+            start = time.perf_counter()
+            play_hand(variant, deal_seed(variant, 1000 + d), ["expert"] * 4, -1, [], budget_ms)
+            took.append(time.perf_counter() - start)
+        took.sort()
+        print(
+            f"{variant:8} {hands} hands: median {statistics.median(took):5.2f} s, "
+            f"slowest {took[-1]:5.2f} s",
+            flush=True,
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deals", type=int, default=10)
@@ -122,7 +140,11 @@ def main() -> None:
     parser.add_argument("--pairings", default=",".join(PAIRINGS), help="hero-field, ...")
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--selfplay", type=int, default=0, help="hands of four experts to time")
     args = parser.parse_args()
+    if args.selfplay:
+        selfplay(args.variants.split(","), args.selfplay, args.budget_ms)
+        return
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")]
     print(f"duplicate deals: {args.deals} per pairing and variant, 4 rotations each")
     print(f"expert budget {args.budget_ms:g} ms a decision; {args.processes} process(es)")

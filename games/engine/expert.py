@@ -61,13 +61,15 @@ OPEN_GAIN = 5.0  # per point of opening value one more draw is expected to add
 OPEN_LOOSE = 20.0
 
 # The closed-hand evaluation is in expected draws to a finish (tuned on bench/bots.py).
-TYPICAL_OUTS = 14.0  # useful tiles a step of runs and sets typically has
-PAIR_OUTS = 5.0  # ... and a step of seven pairs (one or two copies of each single are left)
+# Each step after the first is counted at this many useful tiles: low, so that a step nearer
+# nearly always wins and useful draws break ties.
+TYPICAL_OUTS = 4.0
+PAIR_OUTS = 3.0  # ... a step of seven pairs, slower (one or two copies of each single are left)
 PAIRS_FROM = 5  # pairs held before seven pairs is a plan
 TAKE_MARGIN = 1.0
-FEED = 0.3  # the next seat can use the discard: a step for it, for free
+FEED = 0.6  # the next seat can use the discard: a step for it, for free
 FEED_FINISH = 10.0  # the next seat finishes with the discard: the hand is lost
-DUZ_VALUE = 0.03  # per point of face value left outside melds (duz scores it)
+DUZ_VALUE = 0.005  # per point of face value left outside melds (duz scores it)
 
 
 def expert_moves(
