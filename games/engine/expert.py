@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import solver
 from .belief import Belief, World
+from .legal import legal_actions
 from .selfplay import candidate_moves
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
 from .variants import CLASSIC, DUZ, is_open_variant, team_of
@@ -35,9 +36,10 @@ if TYPE_CHECKING:
 Move = dict[str, Any]
 View = Mapping[str, Any]
 
-# least_leftover (count) of racks seen lately: a rack and its neighbours come back turn after turn.
+# least_leftover (count) of racks seen lately: a rack and its neighbours come back turn after
+# turn. Bounded (about 15 MB when full), then emptied.
 _LEFT: dict[tuple[Any, ...], int] = {}
-_LEFT_MAX = 200_000
+_LEFT_MAX = 50_000
 
 DEFAULT_BUDGET_MS = 80.0
 # Solver calls per millisecond on the reference machine (a call is 60-90 us there).
@@ -55,10 +57,12 @@ OPEN_WORLDS = 16
 OPEN_PROGRESS = 60.0
 OPEN_RANK = 40.0
 OPEN_LOSS = 10.0  # per point of opening value a discard gives up
+# Per point of face value a discard sheds: once opened, shedding high tiles lowers what the rack
+# costs at the end; before opening, high tiles are what reaches the bar, so low ones go first.
 OPEN_DUMP = 1.0
 CLOSED_DUMP = -2.0
 OPEN_GAIN = 5.0  # per point of opening value one more draw is expected to add
-OPEN_LOOSE = 20.0
+OPEN_LOOSE = 20.0  # once opened, for a tile that melds with nothing left in the rack
 
 # The closed-hand evaluation is in expected draws to a finish (tuned on bench/bots.py).
 # Each step after the first is counted at this many useful tiles: low, so that a step nearer
@@ -66,7 +70,7 @@ OPEN_LOOSE = 20.0
 TYPICAL_OUTS = 4.0
 PAIR_OUTS = 3.0  # ... a step of seven pairs, slower (one or two copies of each single are left)
 PAIRS_FROM = 5  # pairs held before seven pairs is a plan
-TAKE_MARGIN = 1.0
+TAKE_MARGIN = 1.0  # a draw from the pile is itself a draw nearer: take only to do better
 FEED = 0.6  # the next seat can use the discard: a step for it, for free
 FEED_FINISH = 10.0  # the next seat finishes with the discard: the hand is lost
 DUZ_VALUE = 0.005  # per point of face value left outside melds (duz scores it)
@@ -90,8 +94,6 @@ def expert_moves(
 def _show_indicator(view: View) -> list[Move]:
     """Showing the indicator costs every other seat a point and us nothing but a tile's secret:
     always worth it, as the first action of the hand (classic only)."""
-    from .legal import legal_actions
-
     if view["turn"] == view["seat"] and "show_indicator" in legal_actions(view):
         return [{"do": "show_indicator"}]
     return []
@@ -402,12 +404,12 @@ class _Expert:
         plays = [m for m in ranked if m["do"] not in ("discard", "give_back")]
         ends = [m for m in ranked if m["do"] == "give_back"]
         discards = [m for m in ranked if m["do"] == "discard"]
-        # Table plays that use a wild okey go last: with the other tiles gone the okey is thrown
-        # as the last tile, an okey finish (doubled in both open variants).
+        # Once opened, laying or feeding a wild okey goes last: with the other tiles gone the okey
+        # is thrown as the last tile, an okey finish (doubled in both open variants). Openings
+        # keep their order (melds, with an okey or not, before pairs).
         wild = format_tile(self.okey)
-        plays = [m for m in plays if not _uses_tile(m, wild)] + [
-            m for m in plays if _uses_tile(m, wild)
-        ]
+        late = [m for m in plays if m["do"] in ("lay", "add") and _uses_tile(m, wild)]
+        plays = [m for m in plays if m not in late] + late
         if discards and self.view["taken"] is None:
             discards = self.rank_open_discards(discards)
         return plays + discards + ends
