@@ -30,8 +30,8 @@ from .tiles import FAKE, NUMBERED, colour_of, number_of, parse_tile
 from .variants import is_open_variant
 
 # How much a seat's own throw, a pass of the previous discard, and a take change the odds that it
-# holds a tile melding with that one (tuned on bench/bots.py; a nudge, not a certainty: bots and
-# people throw and pass useful tiles too).
+# holds a tile melding with that one: a nudge, not a certainty (bots and people throw and pass
+# useful tiles too). Set by judgement; not yet tuned on bench/bots.py.
 THREW = 0.75
 PASSED = 0.85
 TOOK = 1.6
