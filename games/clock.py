@@ -7,9 +7,9 @@
 2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
    or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
    are read; a hand's state is loaded when it is played;
-3. for each, take a lease (``services.take_lease``), so that of several workers exactly one
-   plays a hand's turn, then play the turn through ``services.play`` and release the lease.
-   The clock writes no game state itself: leases, claims and moves are the services'.
+3. for each, take a lease (``actions.take_lease``), so that of several workers exactly one
+   plays a hand's turn, then play the turn through ``actions.play`` and release the lease.
+   The clock writes no game state itself: leases, claims and moves are the actions'.
 
 Each hand is handled on its own: one that fails is logged with its id and set aside for a
 while, and the pass goes on with the others. Who plays the turn is
@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from games import policy, services
+from games import actions, policy
 from games.engine.bots import choose_moves
 from games.models import Hand, Match, Seat
 
@@ -68,7 +68,7 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
         return 0
     now = now or timezone.now()
     try:
-        services.mark_gone_players_away(grace_seconds, now)
+        actions.mark_gone_players_away(grace_seconds, now)
     except Exception:
         log.exception("marking gone players away failed")
     played = 0
@@ -76,7 +76,7 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
         status=Match.Status.PLAYING, next_hand_at__lte=now
     ).values_list("pk", flat=True)[:BATCH]:
         try:
-            if services.deal_next_hand(match_id, now=now) is not None:
+            if actions.deal_next_hand(match_id, now=now) is not None:
                 played += 1
         except Exception:
             log.exception("the clock could not deal the next hand of match %s", match_id)
@@ -87,14 +87,14 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
             log.info("hand %s is gone; nothing to play", hand_id)
         except Exception:
             log.exception("the clock could not play hand %s; trying it again later", hand_id)
-            services.set_aside(hand_id)
+            actions.set_aside(hand_id)
     return played
 
 
 def run_hand(hand_id: int, now: Any = None) -> int:
     """Play the due turn of one hand under a lease. Returns the moves played."""
     now = now or timezone.now()
-    token = services.take_lease(hand_id, now)
+    token = actions.take_lease(hand_id, now)
     if token is None:
         return 0
     try:
@@ -104,12 +104,12 @@ def run_hand(hand_id: int, now: Any = None) -> int:
         if actor.kind == "player":
             if hand.deadline is None or hand.deadline > now:
                 return 0  # the player's time has not run out: nothing to do
-            if services.claim_timeout(hand.pk, now) is None:
+            if actions.claim_timeout(hand.pk, now) is None:
                 return 0
-            return play_turn(hand_id, seat.position, services.CLOCK, policy.STAND_IN_LEVEL)
+            return play_turn(hand_id, seat.position, actions.CLOCK, policy.STAND_IN_LEVEL)
         return play_turn(hand_id, seat.position, actor.kind, actor.level)
     finally:
-        services.release_lease(hand_id, token)
+        actions.release_lease(hand_id, token)
 
 
 def _seat_on_turn(hand: Hand) -> Seat:
@@ -134,10 +134,10 @@ def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> 
         rng = random.Random(f"{hand_id}-{hand.version}")
         for move in choose_moves(view, level, rng):
             try:
-                services.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
-            except services.StaleVersion:
+                actions.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
+            except actions.StaleVersion:
                 return played
-            except services.GameError as exc:
+            except actions.GameError as exc:
                 if exc.code in ("not_your_seat", "hand_over"):
                     return played
                 continue  # the engine refused this candidate: try the next one

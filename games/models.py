@@ -1,7 +1,7 @@
 """Games in the database: variants, tables and seats, matches, hands and their move log.
 
 The rules live in ``games.engine``; a hand row keeps the engine's state as a JSON snapshot with a
-version number, and the move log beside it. Only ``games.services`` writes these rows.
+version number, and the move log beside it. Only ``games.actions`` writes these rows.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ Not a test module. See docs/ARCHITECTURE.md, "The table page's contract".
 from __future__ import annotations
 
 import random
+import time
 from typing import Any
 
 from django.conf import settings
@@ -106,6 +107,15 @@ def rack_layout(page: Any) -> list[str | None]:
                  s => { const t = s.querySelector('.tile'); return t ? t.dataset.tile : null; })"""
         )
     )
+
+
+def wait_layout(page: Any, want: list[str | None], timeout: float = 5.0) -> list[str | None]:
+    """The rack as it stands once it stands as ``want`` (what a click started may take a frame
+    of the browser's to show), or as it stands after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while (shown := rack_layout(page)) != want and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    return shown
 
 
 def rack_tiles(page: Any) -> list[str]:

@@ -215,12 +215,12 @@ def daphne_live_server(
       writes are visible to the test too. On SQLite the test database is a file for this
       (``django_db_modify_db_settings`` above).
     - Channel layer: with ``REDIS_URL`` the server shares the test's Redis layer, so
-      ``games.services`` calls in the test reach the server's sockets. Without it each process
+      ``games.actions`` calls in the test reach the server's sockets. Without it each process
       has its own in-memory layer: a message published by the test never reaches the server
       (only what the server does itself, or finds in the database, does).
     - With ``chromium_page``, change games in another thread:
       ``tests.live_daphne.in_thread(fn, *args)``. Playwright keeps an event loop running in the
-      test's thread, where ``async_to_sync`` refuses to run, so a ``games.services`` call made
+      test's thread, where ``async_to_sync`` refuses to run, so a ``games.actions`` call made
       there commits but cannot publish (it logs "publishing to table ... failed").
     - The server's output: ``.output_of_this_test()`` and ``.errors()`` (lines with a traceback,
       ERROR, CRITICAL or TimeoutError since this test started); assert ``not server.errors()``.

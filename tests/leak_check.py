@@ -33,8 +33,9 @@ from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from typing import Any
 
-from games import history
+from games import audit
 from games.models import Hand
+from games.pages import history
 
 TILE = re.compile(r"(?<![A-Za-z0-9])[RYBK](?:1[0-3]|[1-9])(?![0-9])")
 DATA_TILE = re.compile(r'data-tile="[^"]*"')
@@ -85,7 +86,7 @@ def public_codes(public: dict[str, Any]) -> set[str]:
 def truth_of(hand: Hand) -> Truth:
     """The hand (over) replayed from its deal, its public and per-seat views at each version."""
     moves = history.recorded_moves(hand)
-    eng = history.dealt(hand)
+    eng = audit.dealt(hand)
     publics, racks, ever_public, ever_own = [], [], [], []
     seen: set[str] = set()
     own: list[set[str]] = [set() for _ in range(eng.players)]

@@ -33,7 +33,7 @@ def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     """Run ``fn(*args)`` in a fresh thread and return its result (its exception is raised here).
 
     For game changes in browser tests: Playwright's sync API keeps an event loop running in the
-    test's thread, where ``async_to_sync`` refuses to run, so ``games.services`` could not
+    test's thread, where ``async_to_sync`` refuses to run, so ``games.actions`` could not
     publish to the channel layer after commit (it would only log the failure)."""
     from django.db import connection
 

@@ -1,4 +1,4 @@
-"""Publishing from synchronous code (``games.broadcast``): one kept event loop, in order.
+"""Publishing from synchronous code (``games.actions.broadcast``): one kept event loop, in order.
 
 The Redis tests are skipped without REDIS_URL (loudly) and fail instead under CI=true."""
 
@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from channels.layers import get_channel_layer
 
-from games import broadcast
+from games.actions import broadcast
 
 
 async def _receive_all(layer: Any, group: str, count: int, send: Any) -> list[dict[str, Any]]:
@@ -94,7 +94,7 @@ def test_it_sends_on_the_in_memory_layer_from_a_thread(settings: Any) -> None:
 def test_in_a_server_it_publishes_on_the_servers_loop_in_order(
     redis_layer: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A server names its loop (``games.live.ServerTasks``): the messages its worker threads
+    """A server names its loop (``server_tasks.ServerTasks``): the messages its worker threads
     publish after commit are sent there, in order, not by a thread of their own (which would
     wait for the GIL after each Redis round trip while the loop renders)."""
     real_send = type(redis_layer).group_send

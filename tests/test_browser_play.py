@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from games import engine, services
+from games import actions, engine
 from games.catalog import ensure_variants
 from games.engine import layout, solver
 from games.models import Hand, Move, Participant, Table
@@ -28,7 +28,7 @@ pytestmark = pytest.mark.browser
 def start(variant: str, seed: str) -> tuple[Table, list[Any], Hand]:
     def make() -> tuple[Table, list[Any], Hand]:
         table, users = user_table(variant, {"timer": 0})
-        match = services.start_match(table, by=services.SYSTEM, seed=seed)
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed)
         return table, users, match.hands.get()
 
     return in_thread(make)  # type: ignore[no-any-return]
@@ -250,7 +250,7 @@ def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
         want = layout.sorted_layout(view["rack"], view["okey"], by)
         assert ui.rack_layout(page) != want, by
         page.locator(f'#rack-area [data-sort="{by}"]').click()
-        assert ui.rack_layout(page) == want, by
+        assert ui.wait_layout(page, want) == want, by
 
     def stored() -> Any:
         return Participant.objects.get(hand=hand, position=1).layout

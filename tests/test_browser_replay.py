@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from games import services
+from games import actions
 from games.models import Hand
 from tests.live_daphne import DaphneServer, in_thread
 from tests.tables.helpers import random_move, seed_of, user_table
@@ -19,12 +19,12 @@ pytestmark = pytest.mark.browser
 
 def finished_hand() -> Hand:
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(4242))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(4242))
     hand = match.hands.get()
     rng = random.Random(4)
     while hand.status == Hand.Status.PLAYING:
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat], expected_version=hand.version)
+        actions.play(hand, seat, move, by=users[seat], expected_version=hand.version)
         hand.refresh_from_db()
     return hand
 

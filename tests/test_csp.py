@@ -25,7 +25,7 @@ from django.contrib import admin
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games import actions
 from games.engine import layout
 from games.models import Hand, Table
 from tests.tables.helpers import play_random_moves, seed_of, user_table
@@ -165,9 +165,9 @@ def live_table() -> tuple[Table, list[Any], Hand]:
     """A duz hand under way at a table of four players (move timer on, assisted play), with a
     line of chat."""
     table, users = user_table("duz", {"assisted": True})
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(71))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(71))
     play_random_moves(match, users, 6, random.Random(71))
-    services.send_chat(table.pk, users[0], "<b>hello</b> <script>alert(1)</script>")
+    actions.send_chat(table.pk, users[0], "<b>hello</b> <script>alert(1)</script>")
     return table, users, match.hands.get()
 
 
@@ -288,7 +288,7 @@ async def test_the_table_sockets_frames_need_no_inline_code() -> None:
         def more() -> None:
             match = table.matches.get()
             play_random_moves(match, users, 8, random.Random(72))
-            services.send_chat(table.pk, users[2], 'say "<i style=x>"')
+            actions.send_chat(table.pk, users[2], 'say "<i style=x>"')
 
         await database_sync_to_async(more)()
         await seat.send_json_to(
@@ -316,7 +316,7 @@ async def test_the_lobby_sockets_frames_need_no_inline_code() -> None:
     async with lobby_sockets("", cookie) as opened:
         frames = [first for _ws, first in opened]
         maker = await database_sync_to_async(make_user)("maker")
-        await database_sync_to_async(services.open_table)(
+        await database_sync_to_async(actions.open_table)(
             variant="okey51", user=maker, name="<span style='x'>Room</span>"
         )
         for ws, _first in opened:

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 
-from games import engine, services
+from games import actions, audit, engine
+from games.actions import events
 from games.catalog import ensure_variants
 from games.engine.tiles import physical_tiles
 from games.models import Hand, Move, Table
@@ -132,15 +133,15 @@ def setup_table(seed: str) -> tuple[Table, list[Any], Hand]:
 
     def make() -> tuple[Table, list[Any], Hand]:
         ensure_variants()
-        table = services.create_table(variant="classic", created_by=None, options={"timer": 0})
+        table = actions.create_table(variant="classic", created_by=None, options={"timer": 0})
         users = []
         for position in (0, 1):
             user = make_user(f"fault-{position}")
-            services.sit(table, user, position)
+            actions.sit(table, user, position)
             users.append(user)
         for position in (2, 3):
-            services.add_bot(table, position, "random", by=services.SYSTEM)
-        match = services.start_match(table, by=services.SYSTEM, seed=seed)
+            actions.add_bot(table, position, "random", by=actions.SYSTEM)
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed)
         return table, users, match.hands.get()
 
     return in_thread(make)  # type: ignore[no-any-return]
@@ -259,7 +260,7 @@ def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
     assert acked <= logged, f"acknowledged but not in the log: {sorted(acked - logged)}"
     human_moves = Move.objects.filter(hand=final, seat__in=(0, 1)).count()
     assert human_moves == len(logged)
-    assert services.verify_hand(final) == []
+    assert audit.verify_hand(final) == []
     assert tiles_of(final) == Counter(physical_tiles())
     assert errors + own_server.errors() == []
 
@@ -319,7 +320,7 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
 
     def setup() -> tuple[int, str, Any]:
         table, users = user_table("duz")
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(43))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43))
         return table.pk, cookie_for(users[1]), users[0]
 
     table_id, cookie, starter = await database_sync_to_async(setup)()
@@ -333,8 +334,8 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
         def lost_move() -> None:
             hand = Hand.objects.get(match__table_id=table_id)
             tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            monkeypatch.setattr(services, "_publish", lambda *args, **kwargs: None)
-            services.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
+            monkeypatch.setattr(events, "to_table", lambda *args, **kwargs: None)
+            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
             monkeypatch.undo()
 
         await database_sync_to_async(lost_move)()
@@ -365,7 +366,7 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
 
     def setup() -> tuple[int, int, str, str]:
         table, users = user_table("duz")
-        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(44))
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44))
         hand = match.hands.get()
         tile = engine.format_tile(hand.engine_hand().racks[0][0])
         return table.pk, hand.pk, cookie_for(users[0]), tile
@@ -377,12 +378,12 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
     try:
         await ws.receive_from(timeout=10)  # the table, on connect
         await drain(ws)
-        submit = services.submit
+        submit = actions.submit
 
         def down(*args: Any, **kwargs: Any) -> None:
             raise OperationalError("terminating connection due to administrator command")
 
-        monkeypatch.setattr(services, "submit", down)
+        monkeypatch.setattr(actions, "submit", down)
         move = {
             "type": "move",
             "hand": hand_id,
@@ -397,7 +398,7 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
         assert 'data-error="unavailable"' in frames[0] and 'data-move-id="down-1"' in frames[0]
         assert "database" in frames[0]
 
-        monkeypatch.setattr(services, "submit", submit)
+        monkeypatch.setattr(actions, "submit", submit)
         await ws.send_json_to({**move, "client_move_id": "down-2"})
         frames = [await ws.receive_from(timeout=10)]
         frames += await drain(ws, timeout=1.0)

@@ -4,7 +4,7 @@ observer receives recorded and checked against the hand's true state at its vers
 
 The observers of each table: its four seated players; a signed-in spectator; an anonymous
 visitor; a player of an earlier match at the table, who has left; and one of the four, whom
-staff take off their seat mid-hand (``services.remove_player``) and who keeps their socket and
+staff take off their seat mid-hand (``actions.remove_player``) and who keeps their socket and
 goes on fetching the hand's replay. Each seat plays the engine's bot's move chosen from its own
 view, sent over its own socket; the removed player's seat is played by the server's clock. A
 seat hides the hand from spectators at the start of one hand, midway through two, and never in
@@ -37,7 +37,7 @@ from django.test import Client
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from games import engine, services
+from games import actions, engine
 from games.engine.bots import choose_moves
 from games.models import Hand, Participant, Seat, Table
 from tests.leak_check import Observer, Truth, check, drawn_rack_frame, parse, truth_of
@@ -202,7 +202,7 @@ def setup_game(server: DaphneServer, variant: str, n: int) -> Game:
             user=former if p == 0 else None,
             bot_level="" if p == 0 else "random",
         )
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(800 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(800 + n))
     hand = match.hands.get()
     viewers = [
         Viewer(Observer(f"seat {p}", seat=p), session_cookie(u)) for p, u in enumerate(users)
@@ -252,7 +252,7 @@ def play_hand(game: Game, variant: str, staff: Any) -> None:
         # the removed player): the pages fetched then show that version.
         users_turn = hand.turn != removed or game.left_at is None
         if hand.turn != removed and v >= remove_at and game.left_at is None:
-            services.remove_player(Seat.objects.get(table=game.table, position=removed), by=staff)
+            actions.remove_player(Seat.objects.get(table=game.table, position=removed), by=staff)
             row = Participant.objects.get(hand_id=game.hand_id, position=removed)
             assert row.left_at == v, (row.left_at, v)
             game.left_at = v

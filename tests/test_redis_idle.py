@@ -29,19 +29,19 @@ DELIVERY_SECONDS = 3.0
 def start_bot_match() -> tuple[int, int]:
     """A table of four players (no move timer) with hand 1 dealt: (table id, hand version).
     Players, not bots, so that the server's clock leaves the hand alone: only the test moves."""
-    from games import services
+    from games import actions
     from games.models import Hand
     from tests.tables.helpers import user_table
 
     table, _users = user_table("classic", {"timer": 0})
-    match = services.start_match(table, by=services.SYSTEM)
+    match = actions.start_match(table, by=actions.SYSTEM)
     hand = Hand.objects.get(match=match, status=Hand.Status.PLAYING)
     return table.pk, hand.version
 
 
 def play_one_move(table_id: int) -> int:
     """Play one legal move for the seat on turn, as its player; returns the new version."""
-    from games import services
+    from games import actions
     from games.engine.selfplay import candidate_moves
     from games.models import Hand, Seat
 
@@ -51,7 +51,7 @@ def play_one_move(table_id: int) -> int:
     player = Seat.objects.get(table_id=table_id, position=seat).user
     for move in candidate_moves(eng.view(seat)):
         if hand.engine_hand().play(seat, move).ok:  # tried on a copy first
-            played = services.play(hand, seat, move, by=player, expected_version=hand.version)
+            played = actions.play(hand, seat, move, by=player, expected_version=hand.version)
             return int(played.version)
     raise AssertionError("no legal move")
 

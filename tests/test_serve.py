@@ -133,12 +133,12 @@ def two_processes(transactional_db: None, tmp_path: Path) -> Any:
 def test_players_on_two_processes_see_each_others_moves(
     two_processes: list[Process], chromium: Any
 ) -> None:
-    from games import services
+    from games import actions
     from tests.tables.helpers import seed_of, user_table
 
     def make() -> tuple[Any, list[Any]]:
         table, users = user_table("duz", {"timer": 0})
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(61))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(61))
         return table, users
 
     table, users = in_thread(make)

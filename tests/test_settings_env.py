@@ -280,7 +280,7 @@ import json
 import django
 django.setup()
 from django.conf import settings
-from games import loop_reads
+from games.live import loop_reads
 on = loop_reads.enabled()
 kwargs = loop_reads._connection_kwargs("default") if on else {}
 print(json.dumps({

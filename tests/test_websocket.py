@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
-from games.services import LOBBY_GROUP
+from games.actions import LOBBY_GROUP
 from okeysite.asgi import application
 from tests.users import make_user
 
@@ -91,7 +91,7 @@ async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
 ) -> None:
     """The lobby renders its list for a client that asks, but a client asking in a loop gets
     at most one render per ``refresh_seconds``, the last request answered after the window."""
-    from games.consumers import LobbyConsumer
+    from games.live.lobby_socket import LobbyConsumer
 
     await guest_socket.receive_from(timeout=5)
     renders = []

@@ -1,5 +1,5 @@
 """``{% lobby_table t site_root %}``: one table of the lobby's list (``lobby_tables.html``),
-built in Python from ``games.lobby.lobby_tables``'s dict for it.
+built in Python from ``reads.lobby_tables``'s dict for it.
 
 The lobby lists up to 50 tables and its socket renders the list again for every viewer on
 every change: drawn by the template language, the rows take most of the page's time (a dozen

@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from games import engine, services
+from games import actions, engine
 from games.catalog import ensure_variants
 from games.engine.selfplay import candidate_moves
 from games.models import Hand, Match, Move, Table
@@ -18,9 +18,9 @@ def seed_of(n: int) -> str:
 
 def bot_table(variant: str, options: dict[str, Any] | None = None, level: str = "random") -> Table:
     ensure_variants()  # a transactional test before this one may have flushed them
-    table = services.create_table(variant=variant, created_by=None, options=options)
+    table = actions.create_table(variant=variant, created_by=None, options=options)
     for p in range(table.players):
-        services.add_bot(table, p, level, by=services.SYSTEM)
+        actions.add_bot(table, p, level, by=actions.SYSTEM)
     return table
 
 
@@ -29,13 +29,11 @@ def user_table(
 ) -> tuple[Table, list[Any]]:
     """A table of ``players`` seats, each held by a new user."""
     ensure_variants()
-    table = services.create_table(
-        variant=variant, created_by=None, options=options, players=players
-    )
+    table = actions.create_table(variant=variant, created_by=None, options=options, players=players)
     users = []
     for p in range(table.players):
         user = make_user(f"{variant}-p{p}-{table.pk}")
-        services.sit(table, user, p)
+        actions.sit(table, user, p)
         users.append(user)
     return table, users
 
@@ -44,7 +42,7 @@ def connect(table: Table, users: list[Any]) -> None:
     """Each player opens a table socket now (a Presence row, as the consumer makes)."""
     for p, user in enumerate(users):
         seat = table.seats.get(position=p)
-        services.socket_opened(seat, user, f"test-socket-{seat.pk}")
+        actions.socket_opened(seat, user, f"test-socket-{seat.pk}")
 
 
 def random_move(hand: Hand, rng: random.Random) -> tuple[int, dict[str, Any]]:
@@ -72,7 +70,7 @@ def play_random_moves(match: Match, users: list[Any], moves: int, rng: random.Ra
         if hand.status != Hand.Status.PLAYING:
             break
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
 
 
 def play_match_with_bots(match: Match, rng: random.Random, max_moves: int = 5000) -> None:
@@ -83,10 +81,10 @@ def play_match_with_bots(match: Match, rng: random.Random, max_moves: int = 5000
             return
         hand = match.hands.filter(status=Hand.Status.PLAYING).first()
         if hand is None:  # between hands: skip the pause
-            services.deal_next_hand(match, force=True)
+            actions.deal_next_hand(match, force=True)
             continue
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=services.BOT, expected_version=hand.version)
+        actions.play(hand, seat, move, by=actions.BOT, expected_version=hand.version)
     raise AssertionError("the match did not end")
 
 
@@ -117,7 +115,7 @@ def store_random_hand(table: Table, seed: str, rng_seed: int) -> Hand:
         starter=0,
         commitment=engine.commitment(seed),
         seed=seed,
-        state=services._snapshot(eng),
+        state=actions.matches.snapshot(eng),
         version=len(rows),
         status=Hand.Status.FINISHED,
         ending=r["ending"],

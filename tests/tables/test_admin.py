@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import actions, engine
 from games.models import Hand, Match, Table, Variant
 from tests.users import PASSWORD, make_user
 
@@ -42,13 +42,13 @@ def form_fields(page: str) -> dict[str, str]:
 
 def _played_hand(moves: int = 6) -> Hand:
     table = bot_table("okey51")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(11))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(11))
     hand = match.hands.get()
     rng = random.Random(1)
     for _ in range(moves):
         hand.refresh_from_db()
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=services.BOT)
+        actions.play(hand, seat, move, by=actions.BOT)
     hand.refresh_from_db()
     return hand
 
@@ -119,7 +119,7 @@ def test_it_shows_tables_matches_and_hands_with_their_move_log(admin_client: Cli
 def test_it_shows_drawn_tiles_once_the_hand_is_over(admin_client: Client) -> None:
     hand = _played_hand()
     staff = get_user_model().objects.get(username="boss")
-    services.end_match(hand.match, by=staff)
+    actions.end_match(hand.match, by=staff)
     page = html.unescape(
         admin_client.get(reverse("admin:games_hand_change", args=[hand.pk])).content.decode()
     )
@@ -194,7 +194,7 @@ def test_it_creates_tables_through_the_service(admin_client: Client) -> None:
 
 def test_it_removes_a_player_through_the_service(admin_client: Client) -> None:
     table, users = user_table("okey51")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(12))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(12))
     seat = table.seats.get(position=2)
     response = admin_client.post(
         reverse("admin:games_seat_changelist"),

@@ -15,7 +15,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Table
 from tests.engine.test_assist import hand_with
@@ -39,10 +39,10 @@ def rigged(assisted: bool, seed: int) -> tuple[Table, list[Any], Hand]:
     """An okey51 table of four players whose first hand deals seats 0 and 1 the racks above."""
     table, users = user_table("okey51", {"assisted": assisted})
     connect(table, users)
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(seed)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
     assert hand.starter == 0
     eng = hand_with("okey51", {0: OPENER, 1: FEEDER}, table.options, seed=hand.seed)
-    Hand.objects.filter(pk=hand.pk).update(state=services._snapshot(eng))
+    Hand.objects.filter(pk=hand.pk).update(state=actions.matches.snapshot(eng))
     hand.refresh_from_db()
     return table, users, hand
 
@@ -99,7 +99,7 @@ def test_the_one_tap_opening_opens_through_the_service() -> None:
         sorted(g) for g in engine.assist(view)["opening"]["groups"]
     ]
     # The page sends exactly what table.js sends for the button: the move plus the layout.
-    played = services.submit(hand, 0, {**suggested, "layout": layout}, by=users[0])
+    played = actions.submit(hand, 0, {**suggested, "layout": layout}, by=users[0])
     assert played.events[0]["type"] == "open" and played.events[0]["total"] == 107
     hand.refresh_from_db()
     assert hand.public_view()["opened"][0] == "melds"
@@ -109,14 +109,14 @@ def test_the_one_tap_opening_opens_through_the_service() -> None:
 
 def test_a_feedable_tile_is_marked_and_fed_with_one_tap() -> None:
     table, users, hand = rigged(True, 602)
-    services.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
+    actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
     text = page(table, users[0])
     marked = {code for code, feedable in rack_tiles(text) if feedable}
     assert marked == {"B8"}
     assert 'data-assist-feedable="B8"' in text
     assert feed_buttons(text) == [("add", "B8", 2)]
     do, tile, meld = feed_buttons(text)[0]
-    played = services.submit(hand, 0, {"do": do, "tile": tile, "meld": meld}, by=users[0])
+    played = actions.submit(hand, 0, {"do": do, "tile": tile, "meld": meld}, by=users[0])
     assert played.events[0] == {"type": "add", "seat": 0, "meld": 2, "tile": "B8", "end": "high"}
     after = page(table, users[0])
     assert feed_buttons(after) == [] and not any(f for _, f in rack_tiles(after))
@@ -124,8 +124,8 @@ def test_a_feedable_tile_is_marked_and_fed_with_one_tap() -> None:
 
 def test_another_seat_sees_its_marks_and_the_workable_discard_but_no_feed_before_opening() -> None:
     table, users, hand = rigged(True, 603)
-    services.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
-    services.play(hand, 0, {"do": "discard", "tile": "K7"}, by=users[0])
+    actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
+    actions.play(hand, 0, {"do": "discard", "tile": "K7"}, by=users[0])
     text = page(table, users[1])
     assert {code for code, feedable in rack_tiles(text) if feedable} == {"R13", "B4"}
     spot = re.search(r'<div class="discard-spot[^"]*"[^>]*data-seat="0"[^>]*>', text)
@@ -136,20 +136,20 @@ def test_another_seat_sees_its_marks_and_the_workable_discard_but_no_feed_before
     hand.refresh_from_db()
     assert_hidden(text, hand, allowed(hand.public_view(), hand.view_for(1)["rack"]))
     # Once seat 1 has drawn, that discard can no longer be taken: it is no longer marked.
-    services.play(hand, 1, {"do": "draw"}, by=users[1])
+    actions.play(hand, 1, {"do": "draw"}, by=users[1])
     assert "workable" not in page(table, users[1])
 
 
 def test_unassisted_tables_and_spectators_get_no_help() -> None:
     table, users, hand = rigged(False, 604)
-    services.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
+    actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
     for text in (page(table, users[0]), page(table)):
         for mark in HELP:
             assert mark not in text, mark
         assert feed_buttons(text) == []
     assisted, users, hand = rigged(True, 605)
-    services.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
-    services.play(hand, 0, {"do": "discard", "tile": "K7"}, by=users[0])
+    actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
+    actions.play(hand, 0, {"do": "discard", "tile": "K7"}, by=users[0])
     assert "workable" in page(assisted, users[1])
     spectator = page(assisted)
     for mark in HELP:
@@ -226,6 +226,6 @@ def test_the_help_speaks_turkish() -> None:
     client.force_login(users[0])
     text = client.get(reverse("table", args=[table.pk])).content.decode()
     assert ">Aç: 107</button>" in text and "Perlere göre diz" in text
-    services.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
+    actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
     text = client.get(reverse("table", args=[table.pk])).content.decode()
     assert 'aria-label="B8 taşını bu pere işle"' in text

@@ -26,8 +26,9 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import chat, services, socket_guard, table_socket
+from games import actions, chat, limits
 from games.errors import GameError
+from games.live import table_socket
 from games.models import ChatMessage, Hand, Match, Presence, Watcher
 from okeysite.asgi import application
 
@@ -62,21 +63,21 @@ def test_chat_is_refused_on_its_size_and_rate_before_its_text_is_cleaned(
     monkeypatch.setattr(chat, "clean_text", clean_text)
     for text in ("x" * 1_000_000, " " * (chat.MAX_TYPED + 1)):
         with pytest.raises(GameError) as refused:
-            services.send_chat(table.pk, users[0], text=text)
+            actions.send_chat(table.pk, users[0], text=text)
         assert refused.value.code == "chat_too_long"
     with pytest.raises(GameError) as refused:
-        services.send_chat(table.pk, users[0], text=["a list"])
+        actions.send_chat(table.pk, users[0], text=["a list"])
     assert refused.value.code == "bad_chat"
     assert cleaned == []
     # What typing may add beyond the limit (spaces round it, decomposed letters) still passes
     # the size check, and is cleaned.
     decomposed = "s\u0327" * chat.MAX_LENGTH  # "ş" typed as s + a combining cedilla
-    assert services.send_chat(table.pk, users[0], text=decomposed).text == "ş" * chat.MAX_LENGTH
+    assert actions.send_chat(table.pk, users[0], text=decomposed).text == "ş" * chat.MAX_LENGTH
     for n in range(chat.RATE_COUNT - 1):
-        services.send_chat(table.pk, users[0], text=f"line {n}")
+        actions.send_chat(table.pk, users[0], text=f"line {n}")
     cleaned.clear()
     with pytest.raises(GameError) as refused:
-        services.send_chat(table.pk, users[0], text="y" * chat.MAX_LENGTH)
+        actions.send_chat(table.pk, users[0], text="y" * chat.MAX_LENGTH)
     assert refused.value.code == "chat_too_fast"
     assert cleaned == []
     assert ChatMessage.objects.filter(user=users[0]).count() == chat.RATE_COUNT
@@ -86,7 +87,7 @@ def test_chat_is_refused_on_its_size_and_rate_before_its_text_is_cleaned(
 async def _seated_socket(seed: int = 61) -> tuple[WebsocketCommunicator, dict[str, Any]]:
     def setup() -> dict[str, Any]:
         table, users = user_table("duz")
-        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(seed))
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed))
         hand = match.hands.get()
         return {"table": table.pk, "hand": hand.pk, "cookie": cookie_for(users[0])}
 
@@ -108,7 +109,7 @@ async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socke
     ws, info = await _seated_socket()
     try:
         chat_text = json.dumps({"type": "chat", "text": "z" * 1_000_000})
-        for message in ("x" * (socket_guard.MAX_MESSAGE_LENGTH + 1), chat_text):
+        for message in ("x" * (limits.MAX_MESSAGE_LENGTH + 1), chat_text):
             await ws.send_to(text_data=message)
             assert refusals(await drain(ws)) == ["too_big"]
         await ws.send_to(bytes_data=b"{}")
@@ -117,7 +118,7 @@ async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socke
         # A message of the largest size the protocol needs is read.
         layout = ["r13"] * 40
         arrange = {"type": "arrange", "hand": info["hand"], "layout": layout}
-        assert len(json.dumps(arrange)) < socket_guard.MAX_MESSAGE_LENGTH
+        assert len(json.dumps(arrange)) < limits.MAX_MESSAGE_LENGTH
         await ws.send_to(text_data=json.dumps(arrange))
         assert refusals(await drain(ws)) == ["bad_layout"]
     finally:
@@ -134,7 +135,7 @@ async def test_an_oversized_lobby_socket_message_is_refused_and_the_socket_stays
     assert connected
     try:
         await drain(ws)
-        await ws.send_to(text_data="x" * (socket_guard.MAX_MESSAGE_LENGTH + 1))
+        await ws.send_to(text_data="x" * (limits.MAX_MESSAGE_LENGTH + 1))
         frames = await drain(ws)
         assert len(frames) == 1 and 'data-error="too_big"' in frames[0]
         assert 'id="lobby-tables"' not in frames[0]
@@ -152,7 +153,7 @@ def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) ->
     from games.management.commands import serve
 
     cap = str(serve.WEBSOCKET_MAX_BYTES)
-    assert socket_guard.MAX_MESSAGE_LENGTH < serve.WEBSOCKET_MAX_BYTES <= 128 * 1024
+    assert limits.MAX_MESSAGE_LENGTH < serve.WEBSOCKET_MAX_BYTES <= 128 * 1024
     web = next(
         line for line in (BASE_DIR / "Procfile").read_text().splitlines() if line.startswith("web:")
     )
@@ -225,23 +226,23 @@ async def test_nested_json_unknown_hands_and_an_anonymous_ready_are_refused_on_t
 
 def test_ready_refuses_an_anonymous_visitor() -> None:
     table, _users = user_table("duz")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(62))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(62))
     Match.objects.filter(table=table).update(next_hand_at=timezone.now() + timedelta(seconds=30))
     with pytest.raises(GameError) as refused:
-        services.ready(table.pk, AnonymousUser())  # type: ignore[arg-type]
+        actions.ready(table.pk, AnonymousUser())  # type: ignore[arg-type]
     assert refused.value.code == "not_seated"
 
 
-def test_the_services_refuse_a_hand_that_does_not_exist() -> None:
+def test_the_actions_refuse_a_hand_that_does_not_exist() -> None:
     table, users = user_table("duz")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(63))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(63))
     for hand in (999999, -1, 10**30, "1", None, 1.0):
         for call in (
-            lambda h: services.submit(h, 0, {"do": "draw"}, by=users[0]),
-            lambda h: services.submit(h, 0, {"do": "draw", "layout": []}, by=users[0]),
-            lambda h: services.submit(h, 0, {"do": "open", "tiles": ["r1"]}, by=users[0]),
-            lambda h: services.play(h, 0, {"do": "draw"}, by=users[0]),
-            lambda h: services.arrange(h, 0, [], by=users[0]),
+            lambda h: actions.submit(h, 0, {"do": "draw"}, by=users[0]),
+            lambda h: actions.submit(h, 0, {"do": "draw", "layout": []}, by=users[0]),
+            lambda h: actions.submit(h, 0, {"do": "open", "tiles": ["r1"]}, by=users[0]),
+            lambda h: actions.play(h, 0, {"do": "draw"}, by=users[0]),
+            lambda h: actions.arrange(h, 0, [], by=users[0]),
         ):
             with pytest.raises(GameError) as refused:
                 call(hand)
@@ -254,7 +255,7 @@ async def test_a_failing_handler_answers_a_generic_refusal_and_the_socket_stays(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(services, "rematch", broken)
+    monkeypatch.setattr(actions, "rematch", broken)
     ws, _info = await _seated_socket()
     try:
         await ws.send_to(text_data=json.dumps({"type": "rematch"}))
@@ -284,17 +285,17 @@ async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
     assert await database_sync_to_async(Presence.objects.count)() == 1
     assert await database_sync_to_async(Watcher.objects.count)() == 1
     layer = get_channel_layer()
-    assert await group_size(layer, services.table_group(info["table"])) == 2
+    assert await group_size(layer, actions.table_group(info["table"])) == 2
     monkeypatch.setattr(table_socket.TableConsumer, "table_changed", broken)
     await layer.group_send(
-        services.table_group(info["table"]), {"type": "table.changed", "table": info["table"]}
+        actions.table_group(info["table"]), {"type": "table.changed", "table": info["table"]}
     )
     for dying in (ws, spectator):
         with pytest.raises(RuntimeError):
             await dying.receive_output(timeout=5)
     assert await database_sync_to_async(Presence.objects.count)() == 0
     assert await database_sync_to_async(Watcher.objects.count)() == 0
-    assert await group_size(layer, services.table_group(info["table"])) == 0
+    assert await group_size(layer, actions.table_group(info["table"])) == 0
 
 
 async def group_size(layer: Any, group: str) -> int:
@@ -314,7 +315,7 @@ async def group_size(layer: Any, group: str) -> int:
 
 def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(64))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(64))
     client = Client(raise_request_exception=False)
     client.force_login(users[0])
     url = reverse("table_move", args=[table.pk])
@@ -334,7 +335,7 @@ def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
     assert response.status_code == 200 and 'data-error="bad_chat"' in response.content.decode()
     # Larger than any message needs: refused unread.
     for endpoint in (url, chat_url):
-        big = json.dumps({"type": "chat", "text": "x" * socket_guard.MAX_MESSAGE_LENGTH})
+        big = json.dumps({"type": "chat", "text": "x" * limits.MAX_MESSAGE_LENGTH})
         response = client.post(endpoint, {"payload": big})
         assert response.status_code == 200 and 'data-error="too_big"' in response.content.decode()
     assert not ChatMessage.objects.exists()
@@ -351,7 +352,7 @@ def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
     """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE (400) from its length alone;
     the hand is untouched."""
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(65))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(65))
     client = Client(raise_request_exception=False)
     client.force_login(users[0])
     url = reverse("table_move", args=[table.pk])

@@ -18,7 +18,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
-from games import chat, selectors, services
+from games import actions, audit, chat, reads
 from games.catalog import ensure_variants
 from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, ChatMute, Hand, Move, Table
@@ -56,23 +56,23 @@ def chat_panel(page: str) -> str:
 # ----------------------------------------------------------------------------- the rules
 def test_a_message_is_stripped_and_at_most_200_characters() -> None:
     table, users = user_table("duz")
-    ok = services.send_chat(table.pk, users[0], text="  " + "a" * 200 + "\n ")
+    ok = actions.send_chat(table.pk, users[0], text="  " + "a" * 200 + "\n ")
     assert ok.text == "a" * 200 and ok.author == users[0].get_username()
     assert ok.match is None  # before the table's first match
     for text, code in [("b" * 201, "chat_too_long"), ("", "chat_empty"), (" \n\t ", "chat_empty")]:
         with pytest.raises(GameError) as refused:
-            services.send_chat(table.pk, users[1], text=text)
+            actions.send_chat(table.pk, users[1], text=text)
         assert refused.value.code == code
     # Control characters: line breaks become spaces, the others (and direction overrides)
     # are dropped; the text is kept as plain text.
-    line = services.send_chat(table.pk, users[1], text="a\x00b\x07\nc\u202e\td")
+    line = actions.send_chat(table.pk, users[1], text="a\x00b\x07\nc\u202e\td")
     assert line.text == "ab c d"
     with pytest.raises(GameError) as refused:
-        services.send_chat(table.pk, users[1], text="\x00\x01")
+        actions.send_chat(table.pk, users[1], text="\x00\x01")
     assert refused.value.code == "chat_empty"
     for bad in ({"text": ["x"]}, {"canned": "nope"}, {"text": "x", "canned": "hello"}):
         with pytest.raises(GameError):
-            services.send_chat(table.pk, users[1], **bad)
+            actions.send_chat(table.pk, users[1], **bad)
     assert list(ChatMessage.objects.values_list("text", flat=True)) == ["a" * 200, "ab c d"]
     # A message keeps the name its author was shown under when they wrote it.
     from accounts.models import Profile
@@ -80,7 +80,7 @@ def test_a_message_is_stripped_and_at_most_200_characters() -> None:
     profile = Profile.of(users[2])
     profile.display_name = "Ayşe"
     profile.save()
-    assert services.send_chat(table.pk, users[2], canned="hello").author == "Ayşe"
+    assert actions.send_chat(table.pk, users[2], canned="hello").author == "Ayşe"
     profile.display_name = "Ayşe K."
     profile.save()
     assert ChatMessage.objects.get(user=users[2]).author == "Ayşe"
@@ -88,77 +88,77 @@ def test_a_message_is_stripped_and_at_most_200_characters() -> None:
 
 def test_at_most_five_messages_per_ten_seconds_per_user_across_tables() -> None:
     table, users = user_table("duz")
-    other = services.create_table(variant="okey51", created_by=None)
+    other = actions.create_table(variant="okey51", created_by=None)
     for n in range(5):
-        services.send_chat(table.pk if n % 2 else other.pk, users[0], text=f"message {n}")
+        actions.send_chat(table.pk if n % 2 else other.pk, users[0], text=f"message {n}")
     with pytest.raises(GameError) as refused:
-        services.send_chat(table.pk, users[0], text="one too many")
+        actions.send_chat(table.pk, users[0], text="one too many")
     assert refused.value.code == "chat_too_fast"
     with pytest.raises(GameError):
-        services.send_chat(other.pk, users[0], canned="hello")
+        actions.send_chat(other.pk, users[0], canned="hello")
     assert ChatMessage.objects.filter(user=users[0]).count() == 5
     assert not ChatMessage.objects.filter(text="one too many").exists()
     # Others are not slowed down by one user; ten seconds later the user may talk again.
-    services.send_chat(table.pk, users[1], text="fine")
+    actions.send_chat(table.pk, users[1], text="fine")
     ChatMessage.objects.filter(user=users[0]).update(
         created_at=ChatMessage.objects.get(text="fine").created_at
         - __import__("datetime").timedelta(seconds=chat.RATE_SECONDS + 1)
     )
-    services.send_chat(table.pk, users[0], text="back again")
+    actions.send_chat(table.pk, users[0], text="back again")
     assert ChatMessage.objects.filter(user=users[0], text="back again").exists()
 
 
 def test_who_may_chat() -> None:
     ensure_variants()
     host = make_user("host")
-    table = services.create_table(variant="duz", created_by=host, is_private=True)
-    services.sit(table, host, 0)
+    table = actions.create_table(variant="duz", created_by=host, is_private=True)
+    actions.sit(table, host, 0)
     fan = make_user("fan")
     # Anonymous visitors read but cannot send.
     with pytest.raises(NotAllowed) as refused:
-        services.send_chat(table.pk, AnonymousUser(), text="hi", invite=table.invite_token)
+        actions.send_chat(table.pk, AnonymousUser(), text="hi", invite=table.invite_token)
     assert refused.value.code == "sign_in"
     # A private table: its seats, its creator and whoever holds the invite; to anyone else
     # it is no table at all.
     for who in (fan, AnonymousUser()):
         with pytest.raises(NotAllowed) as refused:
-            services.send_chat(table.pk, who, text="hi")
+            actions.send_chat(table.pk, who, text="hi")
         assert refused.value.code == "no_table"
-    services.send_chat(table.pk, fan, text="hi", invite=table.invite_token)
-    services.send_chat(table.pk, host, text="welcome")
+    actions.send_chat(table.pk, fan, text="hi", invite=table.invite_token)
+    actions.send_chat(table.pk, host, text="welcome")
     # An anonymous visitor with the invite reads, and logging in brings them back with it.
     panel = chat_panel(page_of(table.pk, query=f"invite={table.invite_token}"))
     assert texts(panel) == ["hi", "welcome"]
     assert f"next=/tables/{table.pk}/%3Finvite%3D{table.invite_token}" in panel
     # A spectator of a public table (signed in, not seated) may chat.
-    public = services.create_table(variant="okey51", created_by=None)
-    assert services.send_chat(public.pk, fan, canned="good_luck").canned == "good_luck"
+    public = actions.create_table(variant="okey51", created_by=None)
+    assert actions.send_chat(public.pk, fan, canned="good_luck").canned == "good_luck"
     # Chat off: refused for everyone.
-    services.update_table(public, by=services.SYSTEM, chat_enabled=False)
+    actions.update_table(public, by=actions.SYSTEM, chat_enabled=False)
     with pytest.raises(GameError) as refused:
-        services.send_chat(public.pk, fan, text="hello?")
+        actions.send_chat(public.pk, fan, text="hello?")
     assert refused.value.code == "chat_off"
     with pytest.raises(GameError) as refused:
-        services.send_chat(999999, fan, text="hello?")
+        actions.send_chat(999999, fan, text="hello?")
     assert refused.value.code == "no_table"
 
 
 def test_chat_never_touches_the_hand_its_state_version_or_moves() -> None:
     table, users = user_table("okey51")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1001))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1001))
     hand = match.hands.get()
     before = (hand.version, hand.state, hand.updated_at, list(Move.objects.values_list("pk")))
     fan = make_user("fan")
-    line = services.send_chat(table.pk, users[0], text="good luck all")
-    services.send_chat(table.pk, fan, canned="well_played")
-    services.mute_chat(table.pk, users[1], fan.pk)
-    services.unmute_chat(table.pk, users[1], fan.pk)
-    services.delete_chat_message(line.pk, by=services.SYSTEM)
+    line = actions.send_chat(table.pk, users[0], text="good luck all")
+    actions.send_chat(table.pk, fan, canned="well_played")
+    actions.mute_chat(table.pk, users[1], fan.pk)
+    actions.unmute_chat(table.pk, users[1], fan.pk)
+    actions.delete_chat_message(line.pk, by=actions.SYSTEM)
     hand.refresh_from_db()
     assert (hand.version, hand.state, hand.updated_at, list(Move.objects.values_list("pk"))) == (
         before
     )
-    assert services.verify_hand(hand) == []
+    assert audit.verify_hand(hand) == []
     assert "chat" not in json.dumps(hand.state)
     # The message is kept with the match being played.
     assert ChatMessage.objects.get().match_id == match.pk
@@ -172,7 +172,7 @@ def test_a_late_joiner_sees_the_last_50_of_60_oldest_first() -> None:
         for n in range(60)
     )
     late = make_user("late")
-    context = selectors.chat_context(table.pk, late)
+    context = reads.chat_context(table.pk, late)
     assert [line["text"] for line in context["lines"]] == [f"m{n}" for n in range(10, 60)]
     page = page_of(table.pk, late)
     assert texts(chat_panel(page)) == [f"m{n}" for n in range(10, 60)]
@@ -183,63 +183,63 @@ def test_the_history_window_follows_the_latest_match() -> None:
     """Before the first match: what was said so far. During the first match: that, and what
     is said in it. From the second match on: that match's lines only."""
     table, users = user_table("duz")
-    services.send_chat(table.pk, users[0], text="waiting for players")
-    first = services.start_match(table, by=services.SYSTEM, seed=seed_of(1002))
-    services.send_chat(table.pk, users[1], text="in the first match")
+    actions.send_chat(table.pk, users[0], text="waiting for players")
+    first = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1002))
+    actions.send_chat(table.pk, users[1], text="in the first match")
     assert texts_of(table.pk, users[2]) == ["waiting for players", "in the first match"]
-    services.end_match(first, by=services.SYSTEM)
-    services.send_chat(table.pk, users[1], canned="well_played")  # kept with the last match
+    actions.end_match(first, by=actions.SYSTEM)
+    actions.send_chat(table.pk, users[1], canned="well_played")  # kept with the last match
     assert texts_of(table.pk, users[2]) == [
         "waiting for players",
         "in the first match",
         "Well played",
     ]
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(1003))
-    services.send_chat(table.pk, users[3], text="second match")
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1003))
+    actions.send_chat(table.pk, users[3], text="second match")
     assert texts_of(table.pk, users[2]) == ["second match"]
 
 
 def texts_of(table_id: int, user: Any) -> list[str]:
     with translation.override("en"):
-        return [line["text"] for line in selectors.chat_context(table_id, user)["lines"]]
+        return [line["text"] for line in reads.chat_context(table_id, user)["lines"]]
 
 
 def test_a_mute_hides_lines_for_the_muter_only_until_the_match_ends() -> None:
     table, users = user_table("duz")
     muter, talker, other = users[0], users[1], users[2]
-    services.send_chat(table.pk, talker, text="before the mute")
-    services.mute_chat(table.pk, muter, talker.pk)  # made before the match: lasts to its end
-    services.send_chat(table.pk, talker, text="while muted")
+    actions.send_chat(table.pk, talker, text="before the mute")
+    actions.mute_chat(table.pk, muter, talker.pk)  # made before the match: lasts to its end
+    actions.send_chat(table.pk, talker, text="while muted")
     assert texts_of(table.pk, muter) == []
     assert texts_of(table.pk, other) == ["before the mute", "while muted"]
     # A line whose author has since deleted their account (no user) hides from no one.
     leaver = make_user("leaver")
-    services.send_chat(table.pk, leaver, text="bye")
+    actions.send_chat(table.pk, leaver, text="bye")
     leaver.delete()
     assert texts_of(table.pk, muter) == ["bye"]
     ChatMessage.objects.filter(text="bye").delete()
-    context = selectors.chat_context(table.pk, muter)
+    context = reads.chat_context(table.pk, muter)
     assert context["muted"] == [{"id": talker.pk, "name": talker.get_username()}]
-    services.unmute_chat(table.pk, muter, talker.pk)
+    actions.unmute_chat(table.pk, muter, talker.pk)
     assert texts_of(table.pk, muter) == ["before the mute", "while muted"]
-    services.mute_chat(table.pk, muter, talker.pk)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1004))
-    assert selectors.muted_ids(table.pk, muter) == {talker.pk}  # the match is still on
-    services.end_match(match, by=services.SYSTEM)
-    assert selectors.muted_ids(table.pk, muter) == set()
+    actions.mute_chat(table.pk, muter, talker.pk)
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1004))
+    assert reads.muted_ids(table.pk, muter) == {talker.pk}  # the match is still on
+    actions.end_match(match, by=actions.SYSTEM)
+    assert reads.muted_ids(table.pk, muter) == set()
     assert texts_of(table.pk, muter) == ["before the mute", "while muted"]
     assert ChatMute.objects.count() == 1  # kept, but over
     for bad in (muter.pk, "x", True):
         with pytest.raises(GameError):
-            services.mute_chat(table.pk, muter, bad)
+            actions.mute_chat(table.pk, muter, bad)
     with pytest.raises(NotAllowed):
-        services.mute_chat(table.pk, AnonymousUser(), talker.pk)
+        actions.mute_chat(table.pk, AnonymousUser(), talker.pk)
 
 
 # ----------------------------------------------------------------------------- the page
 def test_the_page_shows_the_panel_escaped_and_the_right_notice() -> None:
     table, users = user_table("duz")
-    services.send_chat(table.pk, users[0], text="<script>alert(1)</script> & hi")
+    actions.send_chat(table.pk, users[0], text="<script>alert(1)</script> & hi")
     page = page_of(table.pk, users[1])
     panel = chat_panel(page)
     assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; hi" in panel
@@ -260,7 +260,7 @@ def test_the_page_shows_the_panel_escaped_and_the_right_notice() -> None:
     assert f'?next=/tables/{table.pk}/"' in anonymous  # back here after logging in
     assert 'data-action="chat-send"' not in anonymous and 'data-action="mute"' not in anonymous
     # Chat off: the panel says so.
-    services.update_table(table, by=services.SYSTEM, chat_enabled=False)
+    actions.update_table(table, by=actions.SYSTEM, chat_enabled=False)
     off = chat_panel(page_of(table.pk, users[1]))
     assert "Chat is off at this table." in off and 'data-action="chat-send"' not in off
 
@@ -277,14 +277,14 @@ def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
     response = client.post(reverse("new_table"), {"variant": "duz", "name": "Quiet", "timer": 30})
     assert response.status_code == 302
     assert Table.objects.get(name="Quiet").chat_enabled is False  # the box was not ticked
-    services.stand(Table.objects.get(name="Quiet"), host)
+    actions.stand(Table.objects.get(name="Quiet"), host)
     client.post(
         reverse("new_table"),
         {"variant": "duz", "name": "Chatty", "timer": 30, "chat_enabled": "on"},
     )
     chatty = Table.objects.get(name="Chatty")
     assert chatty.chat_enabled
-    # Staff turn it off in the admin, through services.update_table.
+    # Staff turn it off in the admin, through actions.update_table.
     boss = make_user("boss", superuser=True)
     admin = Client()
     admin.force_login(boss)
@@ -302,8 +302,8 @@ def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
 # ----------------------------------------------------------------------------- the admin
 def test_staff_read_chat_in_the_admin_read_only() -> None:
     table, users = user_table("duz")
-    services.send_chat(table.pk, users[0], text="hello staff")
-    services.send_chat(table.pk, users[1], canned="thanks")
+    actions.send_chat(table.pk, users[0], text="hello staff")
+    actions.send_chat(table.pk, users[1], canned="thanks")
     boss = make_user("boss", superuser=True)
     admin = Client()
     admin.force_login(boss)
@@ -317,14 +317,14 @@ def test_staff_read_chat_in_the_admin_read_only() -> None:
     page = admin.get(reverse("admin:games_chatmessage_change", args=[line.pk])).content.decode()
     assert 'name="text"' not in page  # read-only
     with pytest.raises(NotAllowed):
-        services.delete_chat_message(line.pk, by=users[0])
+        actions.delete_chat_message(line.pk, by=users[0])
 
 
 async def test_staff_delete_a_line_in_the_admin_and_open_pages_drop_it() -> None:
     def setup() -> tuple[int, list[int], str, Any]:
         table, users = user_table("duz")
-        first = services.send_chat(table.pk, users[0], text="rude words")
-        second = services.send_chat(table.pk, users[1], text="more rude words")
+        first = actions.send_chat(table.pk, users[0], text="rude words")
+        second = actions.send_chat(table.pk, users[1], text="more rude words")
         boss = make_user("boss", superuser=True)
         return table.pk, [first.pk, second.pk], cookie_for(users[2]), boss
 
@@ -359,7 +359,7 @@ async def test_staff_delete_a_line_in_the_admin_and_open_pages_drop_it() -> None
 async def test_a_message_reaches_every_socket_escaped_and_outside_the_board() -> None:
     def setup() -> tuple[int, list[str], list[Any], str]:
         table, users = user_table("duz")
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(1005))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1005))
         fan = make_user("fan")
         return table.pk, [cookie_for(u) for u in users], users, cookie_for(fan)
 
@@ -457,7 +457,7 @@ async def test_a_muted_author_does_not_reach_the_muter_live(
     sockets = [muter, muter_tab, other]
 
     async def say(text: str) -> None:
-        await database_sync_to_async(services.send_chat)(table_id, talker, text=text)
+        await database_sync_to_async(actions.send_chat)(table_id, talker, text=text)
 
     try:
         for ws in sockets:
@@ -497,9 +497,9 @@ async def test_a_muted_author_does_not_reach_the_muter_live(
 
         def play_and_end() -> None:
             table = Table.objects.get(pk=table_id)
-            match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1006))
-            services.send_chat(table_id, talker, text="during the match")
-            services.end_match(match, by=services.SYSTEM)
+            match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1006))
+            actions.send_chat(table_id, talker, text="during the match")
+            actions.end_match(match, by=actions.SYSTEM)
 
         await database_sync_to_async(play_and_end)()
         # No line said during the mute is pushed to the muter. (The new match also re-sends
@@ -530,8 +530,8 @@ async def test_chat_off_refuses_and_open_panels_say_so() -> None:
     try:
         assert (await ws.connect(timeout=5))[0]
         await drain(ws)
-        await database_sync_to_async(services.update_table)(
-            table_id, by=services.SYSTEM, chat_enabled=False
+        await database_sync_to_async(actions.update_table)(
+            table_id, by=actions.SYSTEM, chat_enabled=False
         )
         frames = [f for f in await drain(ws) if 'id="chat-form"' in f]
         assert len(frames) == 1 and "data-chat-off" in frames[0]
@@ -539,8 +539,8 @@ async def test_chat_off_refuses_and_open_panels_say_so() -> None:
         await ws.send_json_to({"type": "chat", "canned": "hello"})
         assert any('data-error="chat_off"' in f for f in await drain(ws))
         assert not await database_sync_to_async(ChatMessage.objects.exists)()
-        await database_sync_to_async(services.update_table)(
-            table_id, by=services.SYSTEM, chat_enabled=True
+        await database_sync_to_async(actions.update_table)(
+            table_id, by=actions.SYSTEM, chat_enabled=True
         )
         frames = [f for f in await drain(ws) if 'id="chat-form"' in f]
         assert 'data-action="chat-send"' in frames[0] and 'data-canned="hello"' in frames[0]
@@ -551,7 +551,7 @@ async def test_chat_off_refuses_and_open_panels_say_so() -> None:
 async def test_a_private_tables_chat_needs_its_invite() -> None:
     def setup() -> tuple[int, str, str]:
         ensure_variants()
-        table = services.create_table(variant="duz", created_by=None, is_private=True)
+        table = actions.create_table(variant="duz", created_by=None, is_private=True)
         return table.pk, table.invite_token, cookie_for(make_user("guest"))
 
     table_id, token, cookie = await database_sync_to_async(setup)()
@@ -564,7 +564,7 @@ async def test_a_private_tables_chat_needs_its_invite() -> None:
     finally:
         await ws.disconnect()
     with pytest.raises(NotAllowed):
-        await database_sync_to_async(services.send_chat)(
+        await database_sync_to_async(actions.send_chat)(
             table_id, await database_sync_to_async(get_user_model().objects.get)(), text="x"
         )
 
@@ -591,10 +591,10 @@ def test_the_http_fallback_goes_through_the_same_service() -> None:
     assert 'data-error="chat_too_long"' in refused
     mute = {"payload": json.dumps({"type": "mute", "user": users[1].pk})}
     assert client.post(url, mute).status_code == 200
-    assert selectors.muted_ids(table.pk, users[0]) == {users[1].pk}
+    assert reads.muted_ids(table.pk, users[0]) == {users[1].pk}
     assert Client().post(url, {"text": "anonymous"}).status_code == 403
     assert client.get(url).status_code == 405
-    private = services.create_table(variant="duz", created_by=None, is_private=True)
+    private = actions.create_table(variant="duz", created_by=None, is_private=True)
     private_url = reverse("table_chat", args=[private.pk])
     assert client.post(private_url, {"text": "hi"}).status_code == 404
     invited = client.post(f"{private_url}?invite={private.invite_token}", {"text": "hi"})
@@ -607,10 +607,10 @@ def test_the_http_fallback_goes_through_the_same_service() -> None:
 async def test_a_rematch_empties_the_open_chat_panels_and_lifts_the_mutes() -> None:
     def setup() -> tuple[int, list[Any], list[str]]:
         table, users = user_table("duz", {"timer": 0})
-        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1011))
-        services.send_chat(table.pk, users[1], text="first match talk")
-        services.mute_chat(table.pk, users[0], users[2].pk)
-        services.end_match(match, by=services.SYSTEM)
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1011))
+        actions.send_chat(table.pk, users[1], text="first match talk")
+        actions.mute_chat(table.pk, users[0], users[2].pk)
+        actions.end_match(match, by=actions.SYSTEM)
         # The match ended as abandoned and the table is open again: a new match starts.
         return table.pk, users, [cookie_for(u) for u in users]
 
@@ -621,7 +621,7 @@ async def test_a_rematch_empties_the_open_chat_panels_and_lifts_the_mutes() -> N
         await drain(ws)
 
         def new_match() -> None:
-            services.start_match(table_id, by=services.SYSTEM, seed=seed_of(1012))
+            actions.start_match(table_id, by=actions.SYSTEM, seed=seed_of(1012))
 
         await database_sync_to_async(new_match)()
         frames = await drain(ws, 0.5)
@@ -629,7 +629,7 @@ async def test_a_rematch_empties_the_open_chat_panels_and_lifts_the_mutes() -> N
         assert panels, frames
         assert "first match talk" not in panels[-1]  # the new match's window is empty
         # The mute ended with the match: the other player's new line reaches this socket.
-        await database_sync_to_async(services.send_chat)(table_id, users[2], text="hello again")
+        await database_sync_to_async(actions.send_chat)(table_id, users[2], text="hello again")
         assert "hello again" in "".join(chat_frames(await drain(ws, 0.5)))
     finally:
         await ws.disconnect()

@@ -15,7 +15,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from games import clock, engine, services
+from games import actions, audit, clock, engine
 from games.models import Hand, Match, Move, Presence, Seat
 from tests.users import make_user
 
@@ -38,7 +38,7 @@ def run_until_over(match: Match, passes: int = 3000) -> None:
 def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
     options = {"start_score": 4} if variant == "classic" else None
     table = bot_table(variant, options, level="greedy")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(len(variant)))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(len(variant)))
     run_until_over(match)
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
@@ -49,7 +49,7 @@ def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
 def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
     table, users = user_table("duz")
     connect(table, users)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(21))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(21))
     hand = match.hands.get()
     assert hand.deadline is not None
     assert clock.tick() == 0  # nobody is late yet
@@ -67,7 +67,7 @@ def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
 def test_it_gives_a_returning_player_their_next_turn() -> None:
     table, users = user_table("duz")
     connect(table, users)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(22))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(22))
     hand = match.hands.get()
     late = timezone.now() + timedelta(seconds=40)
     clock.tick(now=late)  # seat 0 timed out; the bot discarded for it
@@ -76,22 +76,22 @@ def test_it_gives_a_returning_player_their_next_turn() -> None:
     for seat in (1, 2, 3):
         hand.refresh_from_db()
         eng = hand.engine_hand()
-        services.play(hand, seat, {"do": "draw"}, by=users[seat])
+        actions.play(hand, seat, {"do": "draw"}, by=users[seat])
         hand.refresh_from_db()
         tile = engine.format_tile(hand.engine_hand().racks[seat][0])
-        services.play(hand, seat, {"do": "discard", "tile": tile}, by=users[seat])
+        actions.play(hand, seat, {"do": "discard", "tile": tile}, by=users[seat])
         del eng
     hand.refresh_from_db()
     assert hand.turn == 0
     assert clock.tick() == 0  # not late, not away: the clock leaves seat 0 alone
-    services.play(hand, 0, {"do": "draw"}, by=users[0])
+    actions.play(hand, 0, {"do": "draw"}, by=users[0])
     assert Move.objects.filter(hand=hand).last().by == "user"  # type: ignore[union-attr]
     assert Seat.objects.get(table=table, position=0).timeouts_in_a_row == 0
 
 
 def test_it_marks_away_after_two_timeouts_and_gives_the_seat_back() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(23))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(23))
     hand = match.hands.get()
     when = timezone.now()
     for _ in range(5):  # seat 0, then seats 1-3 time out, then seat 0 again
@@ -106,28 +106,28 @@ def test_it_marks_away_after_two_timeouts_and_gives_the_seat_back() -> None:
         clock.tick(now=when, grace_seconds=10**6)
         hand.refresh_from_db()
     assert clock.tick() >= 1
-    services.sit(table, users[0])  # the player is back
+    actions.sit(table, users[0])  # the player is back
     assert not Seat.objects.get(table=table, position=0).away
 
 
 def test_it_marks_a_disconnected_player_away_after_the_grace_period() -> None:
     table, users = user_table("okey51")
     connect(table, users[:2])
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(24))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(24))
     Seat.objects.filter(table=table, position=3).update(away=True)  # not the one we watch
     seat = Seat.objects.get(table=table, position=2)
-    services.socket_opened(seat, users[2], "tab-1")
-    services.socket_opened(seat, users[2], "tab-2")
-    services.socket_closed("tab-1")
+    actions.socket_opened(seat, users[2], "tab-1")
+    actions.socket_opened(seat, users[2], "tab-2")
+    actions.socket_closed("tab-1")
     # One tab still open and fresh: here, whatever the grace period.
     soon = timezone.now() + timedelta(seconds=30)
-    assert services.mark_gone_players_away(20, soon) == 0
+    assert actions.mark_gone_players_away(20, soon) == 0
     assert not Seat.objects.get(pk=seat.pk).away
-    services.socket_closed("tab-2")
-    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
-    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 1
+    actions.socket_closed("tab-2")
+    assert actions.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
+    assert actions.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 1
     assert Seat.objects.get(pk=seat.pk).away
-    services.socket_opened(seat, users[2], "tab-3")
+    actions.socket_opened(seat, users[2], "tab-3")
     assert not Seat.objects.get(pk=seat.pk).away
 
 
@@ -139,23 +139,23 @@ def test_a_second_tab_of_a_player_already_here_tells_nobody(  # type: ignore[no-
     table, users = user_table("duz")
     seat = Seat.objects.get(table=table, position=1)
     with django_capture_on_commit_callbacks() as first:
-        services.socket_opened(seat, users[1], "tab-1")
+        actions.socket_opened(seat, users[1], "tab-1")
     with django_capture_on_commit_callbacks() as second:
-        services.socket_opened(seat, users[1], "tab-2")
+        actions.socket_opened(seat, users[1], "tab-2")
     with django_capture_on_commit_callbacks() as one_closed:
-        services.socket_closed("tab-1")
+        actions.socket_closed("tab-1")
     with django_capture_on_commit_callbacks() as last_closed:
-        services.socket_closed("tab-2")
+        actions.socket_closed("tab-2")
     # (A change publishes to the table and to the lobby.)
     assert [len(c) > 0 for c in (first, second, one_closed, last_closed)] == [1, 0, 0, 1]
     Seat.objects.filter(pk=seat.pk).update(away=True)
-    services.socket_opened(seat, users[1], "tab-3")
+    actions.socket_opened(seat, users[1], "tab-3")
     with django_capture_on_commit_callbacks() as back:
-        services.socket_opened(seat, users[1], "tab-4")  # tab-3 is fresh, but they were away
+        actions.socket_opened(seat, users[1], "tab-4")  # tab-3 is fresh, but they were away
     assert len(back) == 0  # tab-3 brought them back already
     Seat.objects.filter(pk=seat.pk).update(away=True)
     with django_capture_on_commit_callbacks() as returning:
-        services.socket_opened(seat, users[1], "tab-5")
+        actions.socket_opened(seat, users[1], "tab-5")
     assert len(returning) > 0
 
 
@@ -163,24 +163,24 @@ def test_it_marks_away_a_player_whose_server_died() -> None:
     """A daphne that crashed never closed its sockets: their rows stop being refreshed."""
     table, users = user_table("okey51")
     connect(table, users)
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(27))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(27))
     seat = Seat.objects.get(table=table, position=1)
-    services.sockets_alive([f"test-socket-{seat.pk}"], [])  # its server's heartbeat
+    actions.sockets_alive([f"test-socket-{seat.pk}"], [])  # its server's heartbeat
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert page.count(">here<") == 4
     # The server dies: no close, no more heartbeats. Within the freshness window, still here.
     within = timezone.now() + timedelta(seconds=Presence.FRESH - 5)
-    assert services.mark_gone_players_away(20, within) == 0
+    assert actions.mark_gone_players_away(20, within) == 0
     later = timezone.now() + timedelta(seconds=Presence.FRESH + 21)
-    assert services.mark_gone_players_away(20, later) == 4
+    assert actions.mark_gone_players_away(20, later) == 4
     assert all(Seat.objects.filter(table=table).values_list("away", flat=True))
 
 
 def test_it_marks_away_a_player_who_never_connected() -> None:
     table, users = user_table("duz", {"timer": 0})  # no move timer: only the away rule helps
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(28))
-    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
-    assert services.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 4
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(28))
+    assert actions.mark_gone_players_away(20, timezone.now() + timedelta(seconds=5)) == 0
+    assert actions.mark_gone_players_away(20, timezone.now() + timedelta(seconds=21)) == 4
     # The table does not wait for ever: the stand-in bots play.
     assert clock.tick(now=timezone.now() + timedelta(seconds=21)) >= 1
 
@@ -188,21 +188,21 @@ def test_it_marks_away_a_player_who_never_connected() -> None:
 def test_it_does_not_pass_presence_to_the_next_occupant() -> None:
     table, users = user_table("okey51")
     connect(table, users)
-    services.stand(table, users[3])
+    actions.stand(table, users[3])
     newcomer = make_user("newcomer")
-    services.sit(table, newcomer, 3)
+    actions.sit(table, newcomer, 3)
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert page.count(">here<") == 3
     assert page.count(">not connected<") == 1
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(29))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(29))
     later = timezone.now() + timedelta(seconds=21)
-    assert services.mark_gone_players_away(20, later) == 1
+    assert actions.mark_gone_players_away(20, later) == 1
     assert Seat.objects.get(table=table, position=3).away
 
 
 def test_it_runs_as_a_management_command() -> None:
     table = bot_table("okey51", level="random")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(25))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(25))
     call_command("run_clock", "--once", "--bot-delay", "0")
     hand = Hand.objects.get(match__table=table)
     assert hand.version >= 1
@@ -211,7 +211,7 @@ def test_it_runs_as_a_management_command() -> None:
 @pytest.mark.django_db(transaction=True)
 def test_it_never_double_moves_with_two_workers() -> None:
     table = bot_table("okey51", level="greedy")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(26))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(26))
     errors: list[BaseException] = []
     # Each time a bot thinks, note which position of which hand it thought about.
     thoughts: list[tuple[int, int]] = []
@@ -247,14 +247,14 @@ def test_it_never_double_moves_with_two_workers() -> None:
     for hand in Hand.objects.filter(match=match):
         numbers = list(hand.moves.values_list("number", flat=True))
         assert numbers == list(range(1, len(numbers) + 1))
-        assert not services.verify_hand(hand)
+        assert not audit.verify_hand(hand)
 
 
 def test_it_goes_on_when_one_hand_is_broken(caplog: pytest.LogCaptureFixture) -> None:
     broken = bot_table("duz", level="greedy")
     fine = bot_table("duz", level="greedy")
-    broken_hand = services.start_match(broken, by=services.SYSTEM, seed=seed_of(80)).hands.get()
-    fine_hand = services.start_match(fine, by=services.SYSTEM, seed=seed_of(81)).hands.get()
+    broken_hand = actions.start_match(broken, by=actions.SYSTEM, seed=seed_of(80)).hands.get()
+    fine_hand = actions.start_match(fine, by=actions.SYSTEM, seed=seed_of(81)).hands.get()
     Seat.objects.filter(table=broken, position=0).delete()  # the seat on turn is gone
     Hand.objects.filter(pk=broken_hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     with caplog.at_level("ERROR", logger="games.clock"):
@@ -272,7 +272,7 @@ def test_it_lets_a_hand_go_quietly_when_it_is_deleted_mid_turn(
 ) -> None:
     """A table removed while the clock plays its bot (the admin, a test's cleanup): no error."""
     table = bot_table("duz", level="greedy")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(82)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(82)).hands.get()
     real_play_turn = clock.play_turn
 
     def delete_then_play(hand_id: int, *args: object, **kwargs: object) -> int:
@@ -289,9 +289,9 @@ def test_it_lets_a_hand_go_quietly_when_it_is_deleted_mid_turn(
 def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
     table, users = user_table("duz")
     connect(table, users)
-    waiting = services.start_match(table, by=services.SYSTEM, seed=seed_of(82)).hands.get()
+    waiting = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(82)).hands.get()
     bots = bot_table("okey51", level="greedy")
-    bot_hand = services.start_match(bots, by=services.SYSTEM, seed=seed_of(83)).hands.get()
+    bot_hand = actions.start_match(bots, by=actions.SYSTEM, seed=seed_of(83)).hands.get()
     now = timezone.now()
     with CaptureQueriesContext(connection) as queries:
         due = clock.due_hands(now)
@@ -303,33 +303,33 @@ def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
     # A passed deadline makes the player's hand due; a claimed timeout keeps it due.
     later = now + timedelta(seconds=31)
     assert set(clock.due_hands(later)) == {waiting.pk, bot_hand.pk}
-    services.claim_timeout(waiting.pk, later)
+    actions.claim_timeout(waiting.pk, later)
     assert waiting.pk in clock.due_hands(now)
 
 
 def test_it_leases_a_hand_to_one_worker_at_a_time() -> None:
     table = bot_table("duz", level="greedy")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(84)).hands.get()
-    token = services.take_lease(hand.pk)
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(84)).hands.get()
+    token = actions.take_lease(hand.pk)
     assert token is not None
-    assert services.take_lease(hand.pk) is None  # a second worker is turned away
+    assert actions.take_lease(hand.pk) is None  # a second worker is turned away
     assert clock.due_hands(timezone.now()) == []
     assert clock.run_hand(hand.pk) == 0
     hand.refresh_from_db()
     assert hand.version == 0
-    services.release_lease(hand.pk, token)
+    actions.release_lease(hand.pk, token)
     assert clock.run_hand(hand.pk) >= 1
     # A worker that died holding a lease loses it when the lease runs out.
-    assert services.take_lease(hand.pk) is not None
-    expired = timezone.now() + timedelta(seconds=services.LEASE_SECONDS + 1)
-    assert services.take_lease(hand.pk, expired) is not None
+    assert actions.take_lease(hand.pk) is not None
+    expired = timezone.now() + timedelta(seconds=actions.LEASE_SECONDS + 1)
+    assert actions.take_lease(hand.pk, expired) is not None
 
 
 def test_a_hand_whose_turn_fails_is_set_aside_and_the_others_are_played(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    broken = services.start_match(bot_table("duz", level="greedy"), by=services.SYSTEM)
-    fine = services.start_match(bot_table("duz", level="greedy"), by=services.SYSTEM)
+    broken = actions.start_match(bot_table("duz", level="greedy"), by=actions.SYSTEM)
+    fine = actions.start_match(bot_table("duz", level="greedy"), by=actions.SYSTEM)
     broken_hand, fine_hand = broken.hands.get(), fine.hands.get()
     play_turn = clock.play_turn
 
@@ -346,13 +346,13 @@ def test_a_hand_whose_turn_fails_is_set_aside_and_the_others_are_played(
     assert fine_hand.version >= 1 and fine_hand.lease_owner == ""
     now = timezone.now()
     assert broken_hand.pk not in clock.due_hands(now)  # left alone for a while,
-    later = now + timedelta(seconds=services.FAILED_BACKOFF_SECONDS + 1)
+    later = now + timedelta(seconds=actions.FAILED_BACKOFF_SECONDS + 1)
     assert broken_hand.pk in clock.due_hands(later)  # then tried again
 
 
 def test_it_plays_nothing_while_its_pause_file_exists(settings: Any, tmp_path: Path) -> None:
     table = bot_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(31))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
     pause = tmp_path / "clock-paused"
     settings.CLOCK_PAUSE_FILE = str(pause)
     pause.touch()

@@ -24,7 +24,7 @@ from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from games import chat, engine, services, socket_guard
+from games import actions, chat, engine, limits
 from games.engine.hand import ACTIONS
 from games.engine.tiles import NAMES, parse_tile
 from games.models import ChatMessage, ChatMute, Hand, Move
@@ -87,7 +87,7 @@ def nested(depth: int, opener: str) -> str:
 
 def raw_frames() -> st.SearchStrategy[str | bytes]:
     """Frames that are not a JSON object with a known type, or too large to read."""
-    too_long = st.integers(socket_guard.MAX_MESSAGE_LENGTH + 1, 3 * socket_guard.MAX_MESSAGE_LENGTH)
+    too_long = st.integers(limits.MAX_MESSAGE_LENGTH + 1, 3 * limits.MAX_MESSAGE_LENGTH)
     return st.one_of(
         st.text(max_size=60).filter(lambda t: not t.strip().startswith("{")),  # not an object
         st.builds(lambda b: '{"type": "mo' + b, st.text(max_size=20)),  # cut short
@@ -223,7 +223,7 @@ def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
 ) -> None:
     caplog.set_level(logging.WARNING)
     table, users = user_table(variant)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(71))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(71))
     hand = match.hands.get()
     eng = hand.engine_hand()
     turn = eng.turn
@@ -323,7 +323,7 @@ def test_fuzzed_http_posts_are_refused_without_a_500(
 ) -> None:
     caplog.set_level(logging.WARNING)
     table, users = user_table(variant)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(72))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(72))
     hand = match.hands.get()
     eng = hand.engine_hand()
     turn = eng.turn

@@ -19,7 +19,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import actions, engine
 from games.models import Hand, Table
 
 from .helpers import connect, random_move, seed_of, user_table
@@ -71,7 +71,7 @@ def assert_hidden(page: str, hand: Hand, may_see: Counter[str]) -> None:
 def played_table(variant: str, n: int) -> tuple[Table, list[Any], Hand]:
     table, users = user_table(variant)
     connect(table, users)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(500 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(500 + n))
     hand = match.hands.get()
     rng = random.Random(n)
     for _ in range(24):  # far enough for discards, and in the open variants often melds
@@ -81,7 +81,7 @@ def played_table(variant: str, n: int) -> tuple[Table, list[Any], Hand]:
         trial.play(seat, move)
         if trial.over:
             break
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
     hand.refresh_from_db()
     return table, users, hand
 

@@ -22,7 +22,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, services
+from games import actions, engine
 from games.catalog import ensure_variants
 from games.models import Hand, Match, Participant, Table
 from tests.users import make_user
@@ -51,7 +51,7 @@ def client_for(user: Any = None) -> Client:
 
 def new_table(variant: str = "duz", *, is_private: bool = False, created_by: Any = None) -> Table:
     ensure_variants()
-    return services.create_table(
+    return actions.create_table(
         variant=variant, created_by=created_by, is_private=is_private, name=f"{variant} room"
     )
 
@@ -108,7 +108,7 @@ def play_hand(hand: Hand, users: list[Any], rng: random.Random, moves: int | Non
             trial.play(seat, move)
             if trial.over:
                 break
-        services.play(hand, seat, move, by=users[seat], expected_version=hand.version)
+        actions.play(hand, seat, move, by=users[seat], expected_version=hand.version)
         done += 1
     hand.refresh_from_db()
     return hand
@@ -117,7 +117,7 @@ def play_hand(hand: Hand, users: list[Any], rng: random.Random, moves: int | Non
 def played_out(variant: str, options: dict[str, Any], n: int) -> tuple[Table, list[Any], Match]:
     """A match at a table of four signed-up players, played at random to its end."""
     table, users = user_table(variant, options)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(900 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(900 + n))
     rng = random.Random(n)
     for _ in range(20):
         match.refresh_from_db()
@@ -126,7 +126,7 @@ def played_out(variant: str, options: dict[str, Any], n: int) -> tuple[Table, li
         hand = match.hands.order_by("-number").first()
         assert hand is not None
         if hand.status != Hand.Status.PLAYING:
-            services.deal_next_hand(match, force=True)
+            actions.deal_next_hand(match, force=True)
             continue
         play_hand(hand, users, rng)
     match.refresh_from_db()
@@ -368,7 +368,7 @@ def test_the_scoreboard_and_the_chart_are_the_stored_hands() -> None:
 
 def test_bots_are_named_with_their_level() -> None:
     table = bot_table("duz", level="random")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(31))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
     play_match_with_bots(match, random.Random(31))
     page = match_page(client_for(), match)
     heads = [th.text() for th in page.one("table", data_scoreboard=True).all("th", data_seat=True)]
@@ -377,10 +377,10 @@ def test_bots_are_named_with_their_level() -> None:
 
 def test_a_live_hand_is_being_played_with_no_scores() -> None:
     table, users = user_table("okey51", {"hands": 3})
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(41))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(41))
     rng = random.Random(41)
     first = play_hand(match.hands.get(), users, rng)
-    services.deal_next_hand(match, force=True)
+    actions.deal_next_hand(match, force=True)
     live = play_hand(match.hands.get(number=2), users, rng, moves=12)
     assert live.status == Hand.Status.PLAYING
 
@@ -413,7 +413,7 @@ def test_an_unknown_match_is_404() -> None:
 def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it() -> None:
     table, users, match = played_out("duz", {}, 2)
     Table.objects.filter(pk=table.pk).update(is_private=True)
-    services.stand(table, users[1])  # no longer seated: only having played lets them in
+    actions.stand(table, users[1])  # no longer seated: only having played lets them in
     stranger = make_user("stranger")
     url = reverse("match", args=[match.pk])
     invite = f"?invite={table.invite_token}"

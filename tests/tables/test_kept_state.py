@@ -1,4 +1,4 @@
-"""A table's state brought forward by a move (``selectors.state_after_move``, what a server
+"""A table's state brought forward by a move (``reads.state_after_move``, what a server
 process does with a ``hand.moved`` message instead of reading the table): move by move over
 whole hands of every variant, the same state as a read of the table after the move, and the
 same page for every viewer."""
@@ -13,7 +13,8 @@ from django.contrib.auth.models import AnonymousUser
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import broadcast, selectors, services
+from games import actions, reads
+from games.actions import broadcast
 from games.models import Hand, Seat
 
 from .helpers import connect, random_move, seed_of, user_table
@@ -50,18 +51,18 @@ def a_table(variant: str, players: int) -> tuple[Any, list[Any]]:
     return table, users
 
 
-def pages(state: selectors.TableState, table_id: int, viewers: list[Any]) -> list[Any]:
+def pages(state: reads.TableState, table_id: int, viewers: list[Any]) -> list[Any]:
     """Each viewer's context and live fragment from ``state`` (the rack apart)."""
     shown = []
     for viewer in viewers:
         with translation.override("en"):
-            context = selectors.table_context(table_id, viewer, state=state)
+            context = reads.table_context(table_id, viewer, state=state)
             live = render_to_string("games/table.html#live", context)
         shown.append((context, live))
     return shown
 
 
-def assert_same(kept: selectors.TableState, read: selectors.TableState, mover: int) -> None:
+def assert_same(kept: reads.TableState, read: reads.TableState, mover: int) -> None:
     assert fields(kept.table) == fields(read.table)
     assert [fields(s) for s in kept.seats] == [fields(s) for s in read.seats]
     assert kept.hand is not None and read.hand is not None
@@ -98,10 +99,10 @@ def test_a_state_brought_forward_is_the_state_read_move_by_move(
     does for move after move) is the state read, field for field, and shows every seat and a
     spectator the same page."""
     table, users = a_table(variant, players)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(2024))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(2024))
     rng = random.Random(f"{variant}{players}")
     viewers = [*users, AnonymousUser()]
-    state = selectors.table_state(table.pk)
+    state = reads.table_state(table.pk)
     brought: list[str] = []
     for _ in range(400):
         hand = match.hands.get()
@@ -111,25 +112,25 @@ def test_a_state_brought_forward_is_the_state_read_move_by_move(
         if rng.random() < 0.2:  # the mover arranged their rack (stored, not announced)
             rack = hand.view_for(seat)["rack"]
             rng.shuffle(rack)
-            services.arrange(hand.pk, seat, [*rack, *[None] * (32 - len(rack))], by=users[seat])
+            actions.arrange(hand.pk, seat, [*rack, *[None] * (32 - len(rack))], by=users[seat])
         published.clear()
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
         (message,) = [m for m in published if m["type"] == "hand.moved"]
-        read = selectors.table_state(table.pk)
+        read = reads.table_state(table.pk)
         assert read.hand is not None
         if "apply" not in message:
             assert read.hand.status != Hand.Status.PLAYING  # only a hand's end is left out
             break
-        kept = selectors.state_after_move(
+        kept = reads.state_after_move(
             state, message["hand"], message["version"], message["seat"], message["apply"]
         )
         assert kept is not None, message
         assert_same(kept, read, seat)
         assert pages(kept, table.pk, viewers) == pages(read, table.pk, viewers)
         with translation.override("en"):
-            mover = selectors.table_context(table.pk, users[seat], state=kept)
+            mover = reads.table_context(table.pk, users[seat], state=kept)
             assert render_to_string("games/table.html#rack", mover) == render_to_string(
-                "games/table.html#rack", selectors.table_context(table.pk, users[seat], state=read)
+                "games/table.html#rack", reads.table_context(table.pk, users[seat], state=read)
             )
         brought.append(message["apply"]["action"]["do"])
         state = kept
@@ -143,21 +144,21 @@ def test_a_state_is_not_brought_forward_over_a_gap_or_from_another_hand(
     published: list[dict[str, Any]],
 ) -> None:
     table, users = a_table("duz", 4)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(7))
-    state = selectors.table_state(table.pk)
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(7))
+    state = reads.table_state(table.pk)
     rng = random.Random(7)
     messages = []
     for _ in range(2):
         hand = match.hands.get()
         seat, move = random_move(hand, rng)
         published.clear()
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
         messages.append(next(m for m in published if m["type"] == "hand.moved"))
     first, second = messages
 
     def forward(message: dict[str, Any], **changed: Any) -> Any:
         m = {**message, **changed}
-        return selectors.state_after_move(state, m["hand"], m["version"], m["seat"], m["apply"])
+        return reads.state_after_move(state, m["hand"], m["version"], m["seat"], m["apply"])
 
     assert forward(first) is not None
     assert forward(second) is None, "a move missed in between: read"
@@ -177,12 +178,12 @@ def test_a_move_that_changes_a_seat_or_ends_the_hand_says_read_the_table(
     (the match's totals, the next hand) change more than the hand: their messages carry no
     ``apply``, so every process reads the table."""
     table, users = a_table("duz", 4)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(8))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(8))
     hand = match.hands.get()
     seat, move = random_move(hand, random.Random(8))
     Seat.objects.filter(table=table, position=seat).update(away=True)
     published.clear()
-    services.play(hand, seat, move, by=users[seat])
+    actions.play(hand, seat, move, by=users[seat])
     (message,) = [m for m in published if m["type"] == "hand.moved"]
     assert "apply" not in message
     assert not Seat.objects.get(table=table, position=seat).away

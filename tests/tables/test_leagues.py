@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.test import Client
 from django.urls import reverse
 
-from games import services
+from games import actions
 from games.models import Variant
 from leagues.models import League, Season
 from tests.users import PASSWORD, make_user
@@ -29,10 +29,10 @@ def _season(variant: str = "okey51") -> Season:
 
 def test_it_puts_a_table_in_a_season_of_its_variant() -> None:
     season = _season()
-    table = services.create_table(variant="okey51", created_by=None, season=season)
+    table = actions.create_table(variant="okey51", created_by=None, season=season)
     assert list(season.tables.all()) == [table]
-    with pytest.raises(services.GameError) as exc:
-        services.create_table(variant="duz", created_by=None, season=season)
+    with pytest.raises(actions.GameError) as exc:
+        actions.create_table(variant="duz", created_by=None, season=season)
     assert exc.value.code == "bad_season"
 
 

@@ -13,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Participant
 
@@ -31,7 +31,7 @@ def rack_of(html: str) -> list[str]:
 def setup_duz(seed: int) -> tuple[int, int, list[Any], list[str]]:
     table, users = user_table("duz")
     connect(table, users)
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(seed)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
     return table.pk, hand.pk, users, [cookie_for(u) for u in users]
 
 
@@ -175,7 +175,7 @@ async def test_it_keeps_a_rack_arrangement_across_a_reconnect() -> None:
 
 def test_it_takes_moves_over_http_too() -> None:
     table, users = user_table("duz")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(104)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(104)).hands.get()
     tile = hand.view_for(0)["rack"][0]
     url = reverse("table_move", args=[table.pk])
     payload = {
@@ -200,7 +200,7 @@ def test_it_takes_moves_over_http_too() -> None:
 def finishing_hand(seed: int) -> tuple[Hand, list[Any], list[str]]:
     """A classic hand whose starter holds a finish: R1-R5, B5-B7, K9-K11, Y4-B4-K4 and Y13."""
     table, users = user_table("classic")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(seed)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
     melds = [["R1", "R2", "R3", "R4", "R5"], ["B5", "B6", "B7"], ["K9", "K10", "K11"]]
     melds.append(["Y4", "B4", "K4"])
     state = dict(hand.state)
@@ -220,7 +220,7 @@ def test_it_finishes_with_the_groups_arranged_on_the_rack() -> None:
     lay += [None] * (rack_layout.ROW_SLOTS - len(lay))  # the last group on the second row
     lay += kept[11:] + ["Y13"]
     lay += [None] * (rack_layout.SLOTS - len(lay))
-    played = services.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
+    played = actions.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
     assert played.events[-1]["type"] == "hand_over" and played.events[-1]["finisher"] == 0
     assert played.move.action["groups"] == [kept[:5], kept[5:8], kept[8:11], kept[11:]]
 
@@ -228,17 +228,17 @@ def test_it_finishes_with_the_groups_arranged_on_the_rack() -> None:
 def test_it_finishes_with_the_solver_when_the_rack_is_not_arranged() -> None:
     hand, users, kept = finishing_hand(106)
     lay = list(reversed(kept)) + ["Y13"] + [None] * (rack_layout.SLOTS - 15)  # no gaps
-    played = services.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
+    played = actions.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
     assert played.events[-1]["type"] == "hand_over"
     assert "groups" not in played.move.action  # the solver found the grouping
 
 
 def test_it_refuses_a_finish_that_is_none_and_changes_nothing() -> None:
     table, users = user_table("duz")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(107)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(107)).hands.get()
     tile = hand.view_for(0)["rack"][0]
-    with pytest.raises(services.GameError) as exc:
-        services.submit(hand, 0, {"do": "finish", "tile": tile}, by=users[0])
+    with pytest.raises(actions.GameError) as exc:
+        actions.submit(hand, 0, {"do": "finish", "tile": tile}, by=users[0])
     assert exc.value.code == "not_a_finish"
     hand.refresh_from_db()
     assert hand.version == 0
@@ -246,7 +246,7 @@ def test_it_refuses_a_finish_that_is_none_and_changes_nothing() -> None:
 
 def test_it_opens_with_the_selected_tiles_grouped_as_on_the_rack() -> None:
     table, users = user_table("okey51")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(108)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(108)).hands.get()
     melds = [["R10", "R11", "R12", "R13"], ["K13", "B13", "Y13"], ["B9", "B10", "B11"]]
     state = dict(hand.state)
     racks = [list(r) for r in state["racks"]]
@@ -260,7 +260,7 @@ def test_it_opens_with_the_selected_tiles_grouped_as_on_the_rack() -> None:
     lay += ["Y1", "K2"]
     lay += [None] * (rack_layout.SLOTS - len(lay))
     selected = [t for g in melds for t in g]
-    played = services.submit(
+    played = actions.submit(
         hand.pk, 0, {"do": "open", "tiles": selected, "layout": lay}, by=users[0]
     )
     assert played.move.action == {"do": "open", "melds": melds}

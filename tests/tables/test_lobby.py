@@ -29,9 +29,10 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, live, lobby, policy, services
+from games import actions, engine, policy, reads
 from games.catalog import ensure_variants
 from games.engine.variants import OPTIONS, PLAYERS
+from games.live import server_tasks
 from games.models import Hand, LobbyPresence, Match, Participant, Presence, Seat, Table
 from okeysite.asgi import application
 from tests.users import make_user
@@ -233,21 +234,21 @@ def post_new_table(
 # ----------------------------------------------------------------------------- the list
 def test_it_lists_open_and_playing_public_tables_with_their_options_and_seats() -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    okey51 = services.open_table(
+    okey51 = actions.open_table(
         variant="okey51",
         user=alice,
         name="Tuesday 51",
         options={"doubling": False, "hands": 3, "partners": True, "timer": 60},
     )
-    services.add_bot(okey51, 1, "strong", by=alice)
-    gobek = services.play_now(bob, "gobek17").table
-    classic = services.open_table(
+    actions.add_bot(okey51, 1, "strong", by=alice)
+    gobek = actions.play_now(bob, "gobek17").table
+    classic = actions.open_table(
         variant="classic",
         user=carol,
         options={"scoring": "plus_minus", "hands": 7, "timer": 0},
         players=3,
     )
-    finished = services.create_table(variant="duz", created_by=None, name="Old table")
+    finished = actions.create_table(variant="duz", created_by=None, name="Old table")
     Table.objects.filter(pk=finished.pk).update(status=Table.Status.FINISHED)
 
     rows = lobby_rows(home(Client()))
@@ -292,8 +293,8 @@ def test_it_lists_open_and_playing_public_tables_with_their_options_and_seats() 
 
 def test_it_lists_a_private_table_only_to_its_creator_and_players_with_its_invite_link() -> None:
     owner, guest, stranger = make_user("owner"), make_user("guest"), make_user("stranger")
-    private = services.open_table(variant="duz", user=owner, name="Family", is_private=True)
-    public = services.create_table(variant="okey51", created_by=None, name="Everyone")
+    private = actions.open_table(variant="duz", user=owner, name="Family", is_private=True)
+    public = actions.create_table(variant="okey51", created_by=None, name="Everyone")
     invite = f"http://testserver/tables/{private.pk}/?invite={private.invite_token}"
 
     for viewer in (Client(), signed_in(stranger)):
@@ -331,17 +332,17 @@ def test_the_lobby_reads_its_list_and_the_players_online_in_one_statement(
     alice, bob = make_user("alice"), make_user("bob")
     user: Any = alice if viewer == "player" else None
     with django_assert_num_queries(1):
-        empty = lobby.lobby_context(user)
+        empty = reads.lobby_context(user)
     assert (empty["tables"], empty["online"]) == ([], 0)
 
-    mine = services.open_table(variant="okey51", user=alice, is_private=True)
-    services.add_bot(mine, 2, "strong", by=alice)
-    theirs = services.play_now(bob, "duz").table
-    seatless = services.create_table(variant="classic", created_by=None)
+    mine = actions.open_table(variant="okey51", user=alice, is_private=True)
+    actions.add_bot(mine, 2, "strong", by=alice)
+    theirs = actions.play_now(bob, "duz").table
+    seatless = actions.create_table(variant="classic", created_by=None)
     Seat.objects.filter(table=seatless).delete()  # a table is listed even without seats
-    services.lobby_socket_opened(bob, "lobby-bob")
+    actions.lobby_socket_opened(bob, "lobby-bob")
     with django_assert_num_queries(1):
-        context = lobby.lobby_context(user)
+        context = reads.lobby_context(user)
 
     listed = [t["id"] for t in context["tables"]]
     expected = [seatless.pk, theirs.pk, mine.pk] if user else [seatless.pk, theirs.pk]
@@ -359,24 +360,24 @@ def test_the_lobby_reads_its_list_and_the_players_online_in_one_statement(
 
 def test_it_counts_the_players_online_from_lobby_and_table_sockets() -> None:
     lobby_only, two_tabs, seated, gone = (make_user(n) for n in ("l", "t", "s", "g"))
-    table = services.open_table(variant="duz", user=seated)
-    services.lobby_socket_opened(lobby_only, "lobby-1")
-    services.lobby_socket_opened(two_tabs, "lobby-2")
-    services.lobby_socket_opened(two_tabs, "lobby-3")  # one player, two lobby tabs
-    services.lobby_socket_opened(seated, "lobby-4")  # in the lobby and at their table
-    services.socket_opened(table.seats.get(position=0), seated, "table-1")
-    services.lobby_socket_opened(gone, "lobby-5")
+    table = actions.open_table(variant="duz", user=seated)
+    actions.lobby_socket_opened(lobby_only, "lobby-1")
+    actions.lobby_socket_opened(two_tabs, "lobby-2")
+    actions.lobby_socket_opened(two_tabs, "lobby-3")  # one player, two lobby tabs
+    actions.lobby_socket_opened(seated, "lobby-4")  # in the lobby and at their table
+    actions.socket_opened(table.seats.get(position=0), seated, "table-1")
+    actions.lobby_socket_opened(gone, "lobby-5")
     stale = timezone.now() - timedelta(seconds=Presence.FRESH + 1)
     LobbyPresence.objects.filter(channel_name="lobby-5").update(seen_at=stale)
 
-    assert lobby.online_count() == 3
+    assert reads.online_count() == 3
     assert home(Client()).one(id="lobby-online").text() == "3 players online"
 
-    services.lobby_socket_closed("lobby-1")
-    services.lobby_socket_closed("lobby-2")
-    services.lobby_socket_closed("lobby-4")
+    actions.lobby_socket_closed("lobby-1")
+    actions.lobby_socket_closed("lobby-2")
+    actions.lobby_socket_closed("lobby-4")
     assert home(Client()).one(id="lobby-online").text() == "2 players online"
-    services.socket_closed("table-1")
+    actions.socket_closed("table-1")
     assert home(Client()).one(id="lobby-online").text() == "1 player online"
 
 
@@ -634,7 +635,7 @@ def test_a_private_table_gets_an_invite_link_to_copy(htmx: bool) -> None:
 @pytest.fixture
 def table_of_alice() -> tuple[Table, Any, Any]:
     alice, bob = make_user("alice"), make_user("bob")
-    return services.open_table(variant="okey51", user=alice), alice, bob
+    return actions.open_table(variant="okey51", user=alice), alice, bob
 
 
 def controls_of(client: Client, table: Table) -> Node:
@@ -678,7 +679,7 @@ def test_a_player_sits_in_the_seat_they_choose_and_stands_up(table_of_alice: Any
 
     assert response.status_code == 302
     assert seats_state(table.pk)[2] == (2, None, "")
-    assert lobby.live_seat(bob) is None
+    assert reads.live_seat(bob) is None
 
 
 def test_the_htmx_path_answers_with_the_fresh_controls(table_of_alice: Any) -> None:
@@ -864,7 +865,7 @@ def test_play_now_seats_you_with_three_strong_bots_and_deals_at_once(variant: st
     assert len(hand.view_for(0)["rack"]) >= 14
     page = client.get(response["Location"]).content.decode()
     assert 'id="rack-area"' in page
-    assert lobby.live_seat(player)["table_id"] == table.pk  # type: ignore[index]
+    assert reads.live_seat(player)["table_id"] == table.pk  # type: ignore[index]
 
 
 def test_play_now_over_htmx_redirects_the_page() -> None:
@@ -899,8 +900,8 @@ def test_play_now_refuses_a_variant_that_does_not_exist() -> None:
 # ----------------------------------------------------------------------------- one live table
 def test_a_player_sits_at_one_live_table_at_a_time() -> None:
     alice, bob = make_user("alice"), make_user("bob")
-    first = services.open_table(variant="okey51", user=alice, name="First")
-    other = services.open_table(variant="duz", user=bob, name="Other")
+    first = actions.open_table(variant="okey51", user=alice, name="First")
+    other = actions.open_table(variant="duz", user=bob, name="Other")
     client = signed_in(alice)
     before = (seats_state(first.pk), seats_state(other.pk), Table.objects.count())
 
@@ -925,8 +926,8 @@ def test_a_player_sits_at_one_live_table_at_a_time() -> None:
 
     # Still live while its match is played, even after standing up (a bot keeps the seat).
     for position in (1, 2, 3):
-        services.add_bot(first, position, "greedy", by=alice)
-    match = services.start_match(first, by=alice, seed=seed_of(91))
+        actions.add_bot(first, position, "greedy", by=alice)
+    match = actions.start_match(first, by=alice, seed=seed_of(91))
     post(client, "table_stand", first.pk)
     assert Seat.objects.get(table=first, position=0).away
     assert flashed(client, post(client, "table_sit", other.pk, position="1")) == [REFUSED_ELSEWHERE]
@@ -944,9 +945,9 @@ def test_a_player_sits_at_one_live_table_at_a_time() -> None:
 
 def test_a_table_whose_options_allow_it_lets_its_players_sit_elsewhere_too() -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    first = services.open_table(variant="okey51", user=alice, name="First")
-    roomy = services.open_table(variant="duz", user=bob, name="Roomy", other_tables=True)
-    strict = services.open_table(variant="classic", user=carol, name="Strict")
+    first = actions.open_table(variant="okey51", user=alice, name="First")
+    roomy = actions.open_table(variant="duz", user=bob, name="Roomy", other_tables=True)
+    strict = actions.open_table(variant="classic", user=carol, name="Strict")
     client = signed_in(alice)
     # Seated at First, she may still sit at Roomy (its option), but not at Strict.
     assert flashed(client, post(client, "table_sit", roomy.pk, position="1")) == []
@@ -967,34 +968,34 @@ def test_a_table_whose_options_allow_it_lets_its_players_sit_elsewhere_too() -> 
 def test_standing_up_before_the_match_frees_a_player_to_open_another_table() -> None:
     alice = make_user("alice")
     client = signed_in(alice)
-    first = services.open_table(variant="okey51", user=alice)
+    first = actions.open_table(variant="okey51", user=alice)
     assert post_new_table(client, "duz", {}).status_code == 200  # refused
     post(client, "table_stand", first.pk)
     response = post_new_table(client, "duz", {})
     assert response.status_code == 302
-    assert lobby.live_seat(alice)["table_id"] == Table.objects.get(variant__key="duz").pk  # type: ignore[index]
+    assert reads.live_seat(alice)["table_id"] == Table.objects.get(variant__key="duz").pk  # type: ignore[index]
 
 
 def test_a_rematch_does_not_seat_again_a_player_who_sat_down_elsewhere() -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    first = services.open_table(variant="okey51", user=alice, name="First")
-    services.sit(first, bob, 1)
+    first = actions.open_table(variant="okey51", user=alice, name="First")
+    actions.sit(first, bob, 1)
     for position in (2, 3):
-        services.add_bot(first, position, "random", by=alice)
-    match = services.start_match(first, by=alice, seed=seed_of(93))
-    services.stand(first, alice)  # away: bots play both seats to the end
-    services.stand(first, bob)
+        actions.add_bot(first, position, "random", by=alice)
+    match = actions.start_match(first, by=alice, seed=seed_of(93))
+    actions.stand(first, alice)  # away: bots play both seats to the end
+    actions.stand(first, bob)
     play_match_with_bots(match, random.Random(6))
     first.refresh_from_db()
     assert first.status == Table.Status.FINISHED
     # The match is over, so its table is not live: alice may sit down at another one.
-    other = services.open_table(variant="duz", user=carol)
+    other = actions.open_table(variant="duz", user=carol)
     client = signed_in(alice)
     assert flashed(client, post(client, "table_sit", other.pk)) == []
     assert Seat.objects.get(table=other, position=1).user == alice
 
-    with pytest.raises(services.GameError) as refused:
-        services.rematch(first, by=bob)
+    with pytest.raises(actions.GameError) as refused:
+        actions.rematch(first, by=bob)
 
     assert refused.value.code == "player_elsewhere"
     first.refresh_from_db()
@@ -1072,7 +1073,7 @@ def test_the_lobby_endpoints_refuse_the_wrong_method() -> None:
 
 def test_a_private_tables_controls_need_its_invite() -> None:
     owner, stranger = make_user("owner"), make_user("stranger")
-    table = services.open_table(variant="duz", user=owner, is_private=True)
+    table = actions.open_table(variant="duz", user=owner, is_private=True)
     client = signed_in(stranger)
     assert client.get(reverse("table_controls", args=[table.pk])).status_code == 404
     response = post(client, "table_sit", table.pk, position="1")
@@ -1121,7 +1122,7 @@ def test_the_demo_data_loads_and_keeps_the_one_live_table_rule() -> None:
     assert flashed(client, response) == [REFUSED_ELSEWHERE]
     back = home(client).one(id="lobby-return").one("a", data_action="return-to-table")
     assert back.attrs["href"] == reverse("table", args=[tables["okey51"].pk])
-    services.sit(tables["duz"], mehmet, 0)
+    actions.sit(tables["duz"], mehmet, 0)
 
     # Loading again replaces the demo tables now in play with fresh open ones.
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())
@@ -1156,7 +1157,7 @@ async def lobby_sockets(*cookies: str) -> AsyncIterator[list[tuple[WebsocketComm
     finally:
         for ws, _first in opened:
             await ws.disconnect()
-        await live.stop()
+        await server_tasks.stop()
 
 
 async def frame_where(ws: WebsocketCommunicator, wanted: Callable[[Node], bool]) -> Node:
@@ -1189,7 +1190,7 @@ def online(frame: Node) -> str:
 async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens() -> None:
     def setup() -> tuple[int, Any]:
         ensure_variants()
-        old = services.create_table(variant="duz", created_by=None, name="Already here")
+        old = actions.create_table(variant="duz", created_by=None, name="Already here")
         return old.pk, make_user("bob")
 
     old_id, bob = await database_sync_to_async(setup)()
@@ -1199,7 +1200,7 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
         assert set(lobby_rows(page)) == {old_id}
         assert online(page) == "0 players online"
 
-        table = await database_sync_to_async(services.open_table)(
+        table = await database_sync_to_async(actions.open_table)(
             variant="okey51", user=bob, name="Bob's table"
         )
 
@@ -1212,7 +1213,7 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
         for part in ("lobby-online", "lobby-return", "lobby-tables"):
             assert frame.one(id=part).attrs["hx-swap-oob"] == "true"
 
-        await database_sync_to_async(services.add_bot)(table.pk, 2, "strong", by=bob)
+        await database_sync_to_async(actions.add_bot)(table.pk, 2, "strong", by=bob)
         await frame_where(ws, lambda f: seats_shown(lobby_rows(f)[table.pk])[2] == "Bot (strong)")
 
 
@@ -1228,7 +1229,7 @@ async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
         await quiet(mine)
         await quiet(theirs)
 
-        private = await database_sync_to_async(services.open_table)(
+        private = await database_sync_to_async(actions.open_table)(
             variant="gobek17", user=owner, name="Secret", is_private=True
         )
 
@@ -1242,7 +1243,7 @@ async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
         # The other viewer's list did not change: their socket stays silent.
         assert await theirs.receive_nothing(timeout=1)
 
-        public = await database_sync_to_async(services.open_table)(variant="duz", user=carol)
+        public = await database_sync_to_async(actions.open_table)(variant="duz", user=carol)
         frame = await frame_where(theirs, lambda f: public.pk in lobby_rows(f))
         assert set(lobby_rows(frame)) == {public.pk}
         assert not frame.one(id="lobby-return").all("a")
@@ -1279,7 +1280,7 @@ async def test_an_idle_lobby_socket_makes_no_database_queries() -> None:
     def setup() -> str:
         ensure_variants()
         user = make_user("idle")
-        services.open_table(variant="okey51", user=user)
+        actions.open_table(variant="okey51", user=user)
         return cookie_for(user)
 
     cookie = await database_sync_to_async(setup)()
@@ -1305,11 +1306,11 @@ async def test_the_lobby_socket_drops_a_table_whose_match_has_ended() -> None:
     def setup() -> tuple[int, int, str]:
         ensure_variants()
         player = make_user("player")
-        table = services.open_table(variant="okey51", user=player, options={"hands": 1})
+        table = actions.open_table(variant="okey51", user=player, options={"hands": 1})
         for position in (1, 2, 3):
-            services.add_bot(table, position, "random", by=player)
-        match = services.start_match(table, by=player, seed=seed_of(92))
-        services.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
+            actions.add_bot(table, position, "random", by=player)
+        match = actions.start_match(table, by=player, seed=seed_of(92))
+        actions.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
         return table.pk, match.pk, cookie_for(player)
 
     table_id, match_id, cookie = await database_sync_to_async(setup)()

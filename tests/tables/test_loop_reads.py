@@ -1,5 +1,5 @@
-"""A table socket's read on the event loop (``games.loop_reads``, PostgreSQL): the same table
-as the read in a thread (``selectors.table_state``), field for field and view for view, and a
+"""A table socket's read on the event loop (``games.live.loop_reads``, PostgreSQL): the same table
+as the read in a thread (``reads.table_state``), field for field and view for view, and a
 read in a thread wherever the loop cannot read (no pool, no hand yet, a lost connection)."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from django.db import connection
 from django.utils import timezone
 
 from accounts.models import Profile
-from games import loop_reads, selectors, services
+from games import actions, reads
+from games.live import loop_reads
 from games.models import Hand, Presence
 
 from .helpers import connect, play_random_moves, seed_of, user_table
@@ -41,22 +42,22 @@ def a_table_in_play(variant: str, moves: int, players: int = 4) -> tuple[int, li
     connect(table, users)
     stale = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Presence.objects.filter(user=users[-1]).update(seen_at=stale)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1300))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1300))
     play_random_moves(match, users, moves, random.Random(13))
     hand = match.hands.get()
     if hand.status == Hand.Status.PLAYING:
         rack = hand.view_for(1)["rack"]
-        services.arrange(hand.pk, 1, [*reversed(rack), *[None] * (32 - len(rack))], by=users[1])
+        actions.arrange(hand.pk, 1, [*reversed(rack), *[None] * (32 - len(rack))], by=users[1])
     return table.pk, users
 
 
-def assert_same_state(on_loop: selectors.TableState, in_thread: selectors.TableState) -> None:
+def assert_same_state(on_loop: reads.TableState, in_thread: reads.TableState) -> None:
     assert fields(on_loop.table) == fields(in_thread.table)
     assert fields(on_loop.table.variant) == fields(in_thread.table.variant)
     assert [fields(s) for s in on_loop.seats] == [fields(s) for s in in_thread.seats]
     assert [s.here for s in on_loop.seats] == [s.here for s in in_thread.seats]
-    assert [selectors._name(s) for s in on_loop.seats] == [
-        selectors._name(s) for s in in_thread.seats
+    assert [reads.tables._name(s) for s in on_loop.seats] == [
+        reads.tables._name(s) for s in in_thread.seats
     ]
     assert on_loop.hand is not None and in_thread.hand is not None
     assert fields(on_loop.hand) == fields(in_thread.hand)
@@ -80,7 +81,7 @@ async def test_it_reads_the_table_a_thread_reads(
     assert await loop_reads.open_pool()
     try:
         on_loop = await loop_reads.table_state(table_id)
-        in_thread = await database_sync_to_async(selectors.table_state)(table_id)
+        in_thread = await database_sync_to_async(reads.table_state)(table_id)
         assert on_loop is not None
         assert_same_state(on_loop, in_thread)
         # The table and seats alone (read again while moves are brought forward).
@@ -93,8 +94,8 @@ async def test_it_reads_the_table_a_thread_reads(
         ]
         # Every viewer's page is the same from either read.
         for viewer in [*users, AnonymousUser()]:
-            assert selectors.table_context(table_id, viewer, state=on_loop) == (
-                selectors.table_context(table_id, viewer, state=in_thread)
+            assert reads.table_context(table_id, viewer, state=on_loop) == (
+                reads.table_context(table_id, viewer, state=in_thread)
             )
     finally:
         await loop_reads.stop()
@@ -158,7 +159,7 @@ async def test_a_lost_connection_is_read_in_a_thread_then_replaced(
                 return int(cursor.fetchone()[0])
 
         assert await database_sync_to_async(kill_the_pool)() == 1
-        with caplog.at_level(logging.ERROR, logger="games.loop_reads"):
+        with caplog.at_level(logging.ERROR, logger="games.live.loop_reads"):
             assert await loop_reads.table_state(table_id) is None
         assert "reading in a thread" in caplog.text
         state = await loop_reads.table_state(table_id)

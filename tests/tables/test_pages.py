@@ -10,7 +10,7 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
+from games import actions, engine
 from games.engine import layout
 from games.models import Seat
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 def test_it_lists_tables_and_shows_who_is_away() -> None:
     table, users = user_table("okey51")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(31))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
     Seat.objects.filter(table=table, position=2).update(away=True)
     client = Client()
     home = client.get(reverse("home")).content.decode()
@@ -33,7 +33,7 @@ def test_it_lists_tables_and_shows_who_is_away() -> None:
 
 def test_it_shows_a_player_only_their_own_rack() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(32))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(32))
     eng = match.hands.get().engine_hand()
     client = Client()
     client.force_login(users[1])
@@ -47,7 +47,7 @@ def test_it_shows_a_player_only_their_own_rack() -> None:
 
 def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
     table, users = user_table("classic")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(33))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
     view = match.hands.get().engine_hand().view(2)
     client = Client()
     client.force_login(users[2])
@@ -67,7 +67,7 @@ def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
     variant: str,
 ) -> None:
     table, users = user_table(variant)
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(34))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(34))
     client = Client()
     client.force_login(users[0])
     page = client.get(reverse("table", args=[table.pk])).content.decode()
@@ -76,7 +76,7 @@ def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
 
 
 def test_it_hides_private_tables_without_the_invite() -> None:
-    table = services.create_table(variant="classic", created_by=None, is_private=True)
+    table = actions.create_table(variant="classic", created_by=None, is_private=True)
     client = Client()
     assert client.get(reverse("table", args=[table.pk])).status_code == 404
     url = reverse("table", args=[table.pk]) + f"?invite={table.invite_token}"
@@ -103,7 +103,7 @@ def test_it_shows_table_melds_and_discards_to_everyone() -> None:
     from .helpers import bot_table, random_move
 
     table = bot_table("okey51")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(33))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
     rng = random.Random(2)
     hand = match.hands.get()
     for _ in range(400):
@@ -111,7 +111,7 @@ def test_it_shows_table_melds_and_discards_to_everyone() -> None:
         if hand.status != "playing" or hand.state["table"]:
             break
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=services.BOT)
+        actions.play(hand, seat, move, by=actions.BOT)
     assert hand.state["table"], "nobody opened"
     page = Client().get(reverse("table", args=[table.pk])).content.decode()
     assert "data-meld=" in page and "discard-spot" in page

@@ -23,7 +23,7 @@ from django.contrib.messages import get_messages
 from django.test import Client
 from django.urls import reverse
 
-from games import policy, services
+from games import actions, policy
 from games.catalog import ensure_variants
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Seat, Table
@@ -61,9 +61,9 @@ def open_private() -> Private:
     invite) on seat 1, a bot on seat 2, seat 3 free."""
     ensure_variants()
     host, guest = make_user("host"), make_user("guest")
-    table = services.open_table(variant="duz", user=host, name="Family room", is_private=True)
-    services.sit(table, guest, 1, invite=table.invite_token)
-    services.add_bot(table, 2, "greedy", by=host)
+    table = actions.open_table(variant="duz", user=host, name="Family room", is_private=True)
+    actions.sit(table, guest, 1, invite=table.invite_token)
+    actions.add_bot(table, 2, "greedy", by=host)
     return Private(table, host, [host, guest], None)
 
 
@@ -71,13 +71,13 @@ def playing_private(n: int = 1) -> Private:
     """A private table whose match is being played by four players (the host on seat 0)."""
     ensure_variants()
     host = make_user(f"host{n}")
-    table = services.open_table(variant="duz", user=host, name="Family room", is_private=True)
+    table = actions.open_table(variant="duz", user=host, name="Family room", is_private=True)
     players = [host]
     for p in range(1, 4):
         user = make_user(f"player{n}-{p}")
-        services.sit(table, user, p, invite=table.invite_token)
+        actions.sit(table, user, p, invite=table.invite_token)
         players.append(user)
-    match = services.start_match(table, by=host, seed=seed_of(300 + n))
+    match = actions.start_match(table, by=host, seed=seed_of(300 + n))
     return Private(table, host, players, match.hands.get())
 
 
@@ -293,10 +293,10 @@ def test_the_policy_refuses_an_unseen_table_before_anything_else() -> None:
                 check(user)
             assert refused.value.code == "no_table", refused.value.code
     with pytest.raises(GameError) as refused:
-        services.send_chat(table.pk, AnonymousUser(), text="hi")
+        actions.send_chat(table.pk, AnonymousUser(), text="hi")
     assert refused.value.code == "no_table"
     with pytest.raises(GameError) as refused:
-        services.sit(table, stranger, 0)
+        actions.sit(table, stranger, 0)
     assert refused.value.code == "no_table"
 
 
@@ -420,15 +420,15 @@ def test_only_the_host_may_rotate_and_a_refusal_changes_nothing() -> None:
     assert state_of(p.table.pk) == before
     # The service says the same, by code.
     with pytest.raises(NotAllowed) as no:
-        services.rotate_invite(p.table.pk, by=p.players[1])
+        actions.rotate_invite(p.table.pk, by=p.players[1])
     assert no.value.code == "not_host"
     with pytest.raises(GameError) as no:
-        services.rotate_invite(p.table.pk, by=AnonymousUser())
+        actions.rotate_invite(p.table.pk, by=AnonymousUser())
     assert no.value.code == "no_table"
     # A public table has no invite to rotate: refused, in words.
-    public = services.open_table(variant="duz", user=make_user("owner"))
+    public = actions.open_table(variant="duz", user=make_user("owner"))
     with pytest.raises(GameError) as no:
-        services.rotate_invite(public.pk, by=public.created_by)
+        actions.rotate_invite(public.pk, by=public.created_by)
     assert no.value.code == "not_private"
     words = signed_in(public.created_by).post(rotate_url(public), headers=HTMX)
     assert words.status_code == 200 and "public" in words.content.decode()
@@ -439,17 +439,17 @@ def test_rotating_during_a_hand_counts_as_a_change_of_who_may_see_what() -> None
     p = playing_private(5)
     assert p.hand is not None
     before = Hand.objects.get(pk=p.hand.pk).visibility
-    services.rotate_invite(p.table, by=p.host)
+    actions.rotate_invite(p.table, by=p.host)
     assert Hand.objects.get(pk=p.hand.pk).visibility == before + 1
     with pytest.raises(NotAllowed):
-        services.rotate_invite(p.table, by=p.players[2])
+        actions.rotate_invite(p.table, by=p.players[2])
     assert Hand.objects.get(pk=p.hand.pk).visibility == before + 1
 
 
 def _play_one(table_id: int, users: list[Any], rng: random.Random) -> int:
     hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
     seat, move = random_move(hand, rng)
-    return services.play(hand, seat, move, by=users[seat]).version
+    return actions.play(hand, seat, move, by=users[seat]).version
 
 
 async def _closed(ws: Any) -> int | None:
@@ -496,7 +496,7 @@ async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(
             seen = live_frames(await drain(fan))
             assert seen and 'class="discards"' in seen[-1]
         loss.armed = lost
-        await database_sync_to_async(services.rotate_invite)(table_id, by=players[0])
+        await database_sync_to_async(actions.rotate_invite)(table_id, by=players[0])
         if lost:
             assert [m["type"] for m in loss.lost] == ["table.changed"]
             for fan in fans:

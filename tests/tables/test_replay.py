@@ -25,7 +25,7 @@ from django.core.management.base import CommandError
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, history, policy, services
+from games import actions, audit, engine, policy
 from games.engine.scenario import check, run_scenario
 from games.models import ChatMessage, Hand, Match, Move, Table
 from tests.users import make_user
@@ -53,7 +53,7 @@ def play(hand: Hand, users: list[Any], rng: random.Random, moves: int | None = N
             trial.play(seat, move)
             if trial.over:
                 break
-        services.play(hand, seat, move, by=users[seat], expected_version=hand.version)
+        actions.play(hand, seat, move, by=users[seat], expected_version=hand.version)
         done += 1
     hand.refresh_from_db()
     return hand
@@ -61,7 +61,7 @@ def play(hand: Hand, users: list[Any], rng: random.Random, moves: int | None = N
 
 def live_hand(variant: str, n: int = 0, moves: int = 24) -> tuple[Table, list[Any], Hand]:
     table, users = user_table(variant)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(700 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(700 + n))
     return table, users, play(match.hands.get(), users, random.Random(n), moves)
 
 
@@ -70,7 +70,7 @@ def finished_hand(variant: str, n: int = 0, **table_kwargs: Any) -> tuple[Table,
     if table_kwargs:
         Table.objects.filter(pk=table.pk).update(**table_kwargs)
         table.refresh_from_db()
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(800 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(800 + n))
     hand = play(match.hands.get(), users, random.Random(n))
     assert hand.status == Hand.Status.FINISHED
     return table, users, hand
@@ -406,10 +406,10 @@ def test_an_exported_hand_replays_through_the_scenario_runner_to_its_scores(vari
 
 def test_a_later_hand_with_another_starter_exports_renumbered_in_turn_order() -> None:
     table, users = user_table("okey51", {"hands": 3})
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(901))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(901))
     rng = random.Random(9)
     play(match.hands.get(number=1), users, rng)
-    services.deal_next_hand(match, force=True)
+    actions.deal_next_hand(match, force=True)
     second = play(match.hands.get(number=2), users, rng)
     assert second.starter == 1 and second.status == Hand.Status.FINISHED
     scenario = scenario_download(second)
@@ -476,9 +476,9 @@ def test_the_match_export_has_hands_players_and_totals_but_never_chat() -> None:
 
 def test_bots_are_exported_by_level() -> None:
     table, users = user_table("duz")
-    services.stand(table, users[2])
-    services.add_bot(table, 2, "strong", by=services.SYSTEM)
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(60))
+    actions.stand(table, users[2])
+    actions.add_bot(table, 2, "strong", by=actions.SYSTEM)
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(60))
     data = json.loads(
         client_for().get(reverse("match_export", args=[table.matches.get().pk])).content
     )
@@ -496,6 +496,14 @@ def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed() -> No
         assert f'data-check="{key}" data-passed="true"' in page
     assert f"<code data-seed>{hand.seed}</code>" in page
     assert page.count("data-dealt=") == table.players
+    # Each seat's rack as dealt (the stored deal), the starter's with its 15th tile.
+    dealt = re.findall(r'data-dealt="(\d)".*?<span class="tiles">(.*?)</span></li>', page, re.S)
+    initial = hand.state["initial"]["racks"]
+    assert [int(seat) for seat, _ in dealt] == list(range(table.players))
+    for seat, shown in dealt:
+        shown_tiles = re.findall(r'data-tile="([^"]+)"', shown)
+        assert shown_tiles == [engine.format_tile(t) for t in initial[int(seat)]]
+    assert len(initial[hand.starter]) == 15
     out = StringIO()
     call_command("verify_deal", str(hand.pk), stdout=out)
     assert out.getvalue().count(": passed") == 7
@@ -514,7 +522,7 @@ def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed() -> No
 
 def test_the_deal_check_finds_a_changed_move_log() -> None:
     table, users, hand = finished_hand("duz", 72)
-    checks = {c.key: c.ok for c in history.deal_checks(hand)}
+    checks = {c.key: c.ok for c in audit.deal_checks(hand)}
     assert all(checks.values()), checks
     m = hand.moves.filter(action__do="discard").order_by("number").first()
     assert m is not None
@@ -522,7 +530,7 @@ def test_the_deal_check_finds_a_changed_move_log() -> None:
         t for t in engine.deal(hand.seed).pile if engine.format_tile(t) != m.action["tile"]
     )
     Move.objects.filter(pk=m.pk).update(action={**m.action, "tile": engine.format_tile(other)})
-    checks = {c.key: c.ok for c in history.deal_checks(hand)}
+    checks = {c.key: c.ok for c in audit.deal_checks(hand)}
     assert checks["commitment"] and checks["deal"]
     assert not checks["moves"] and not checks["audit"]
     # The replay says so from the changed move on, and points to the check.

@@ -16,7 +16,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
-from games import engine, lobby, selectors, services
+from games import actions, engine, reads
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Presence, Table, Watcher
 from tests.users import make_user
@@ -31,7 +31,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def playing_table(variant: str = "duz", n: int = 1) -> tuple[Table, list[Any], Hand]:
     table, users = user_table(variant)
     connect(table, users)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(900 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(900 + n))
     return table, users, match.hands.get()
 
 
@@ -60,7 +60,7 @@ async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby() -> None
         assert [watching_badge(f) for f in await drain(player)] == [2]
         await drain(fan)
         # Every page and the lobby count them; the seated player's own socket is not counted.
-        assert await database_sync_to_async(selectors.watching)([table_id]) == {table_id: 2}
+        assert await database_sync_to_async(reads.watching)([table_id]) == {table_id: 2}
 
         def pages() -> tuple[str, str]:
             table_page = Client().get(reverse("table", args=[table_id])).content.decode()
@@ -84,26 +84,26 @@ async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby() -> None
 def test_it_counts_only_fresh_rows_and_never_a_seated_player() -> None:
     table, users, _hand = playing_table()
     fan = make_user("fan")
-    services.watcher_opened(table.pk, fan, "w-fresh")
-    services.watcher_opened(table.pk, None, "w-anonymous")
-    services.watcher_opened(table.pk, users[1], "w-seated")  # sat down with a spectator tab
-    services.watcher_opened(table.pk, None, "w-stale")
+    actions.watcher_opened(table.pk, fan, "w-fresh")
+    actions.watcher_opened(table.pk, None, "w-anonymous")
+    actions.watcher_opened(table.pk, users[1], "w-seated")  # sat down with a spectator tab
+    actions.watcher_opened(table.pk, None, "w-stale")
     old = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Watcher.objects.filter(channel_name="w-stale").update(seen_at=old)
-    assert selectors.watching([table.pk]) == {table.pk: 2}
+    assert reads.watching([table.pk]) == {table.pk: 2}
     assert lobby_watching(table.pk) == 2  # the lobby's list counts as the table does
     # The heartbeat of the process that holds the stale socket brings it back.
-    services.sockets_alive([], [], ["w-stale"])
-    assert selectors.watching([table.pk]) == {table.pk: 3}
+    actions.sockets_alive([], [], ["w-stale"])
+    assert reads.watching([table.pk]) == {table.pk: 3}
     assert lobby_watching(table.pk) == 3
-    services.watcher_closed("w-fresh")
-    services.watcher_closed("w-unknown")  # closing twice, or a row already gone: nothing
-    assert selectors.watching([table.pk]) == {table.pk: 2}
+    actions.watcher_closed("w-fresh")
+    actions.watcher_closed("w-unknown")  # closing twice, or a row already gone: nothing
+    assert reads.watching([table.pk]) == {table.pk: 2}
     assert lobby_watching(table.pk) == 2
 
 
 def lobby_watching(table_id: int) -> int:
-    [listed] = [t for t in lobby.lobby_tables(AnonymousUser()) if t["id"] == table_id]
+    [listed] = [t for t in reads.lobby_tables(AnonymousUser()) if t["id"] == table_id]
     return int(listed["watching"])
 
 
@@ -129,7 +129,7 @@ async def test_a_spectators_every_frame_holds_no_rack_tile(variant: str) -> None
         if hand.status != Hand.Status.PLAYING:
             return False
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
         return True
 
     spectator = socket(table_id)
@@ -171,7 +171,7 @@ async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends() ->
         for _ in range(6):  # a few discards on the table
             hand.refresh_from_db()
             seat, move = random_move(hand, rng)
-            services.play(hand, seat, move, by=users[seat])
+            actions.play(hand, seat, move, by=users[seat])
         return table.pk, users, [cookie_for(u) for u in users]
 
     table_id, users, cookies = await database_sync_to_async(setup)()
@@ -205,7 +205,7 @@ async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends() ->
 
         def finish() -> None:
             hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
-            services.end_match(hand.match, by=services.SYSTEM)
+            actions.end_match(hand.match, by=actions.SYSTEM)
 
         await database_sync_to_async(finish)()
         after = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
@@ -219,19 +219,19 @@ def test_only_a_seated_player_may_hide_and_only_a_hand_being_played() -> None:
     table, users, hand = playing_table()
     fan = make_user("fan")
     with pytest.raises(NotAllowed) as refused:
-        services.hide_from_spectators(table.pk, fan)
+        actions.hide_from_spectators(table.pk, fan)
     assert refused.value.code == "not_seated"
     with pytest.raises(NotAllowed):
-        services.hide_from_spectators(table.pk, None)
+        actions.hide_from_spectators(table.pk, None)
     hand.refresh_from_db()
     assert not hand.hidden
-    services.hide_from_spectators(table.pk, users[0])
-    services.hide_from_spectators(table.pk, users[1])  # already hidden: nothing more
+    actions.hide_from_spectators(table.pk, users[0])
+    actions.hide_from_spectators(table.pk, users[1])  # already hidden: nothing more
     hand.refresh_from_db()
     assert hand.hidden and hand.version == 0
-    services.end_match(hand.match, by=services.SYSTEM)
+    actions.end_match(hand.match, by=actions.SYSTEM)
     with pytest.raises(GameError) as over:
-        services.hide_from_spectators(table.pk, users[0])
+        actions.hide_from_spectators(table.pk, users[0])
     assert over.value.code == "no_hand"
 
 

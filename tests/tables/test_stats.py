@@ -1,4 +1,4 @@
-"""A player's statistics per variant (games.stats), checked against the hands as stored, and
+"""A player's statistics per variant (games.reads.stats), checked against the hands as stored, and
 shown on their profile page."""
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from games import services, stats
+from games import actions
 from games.models import Hand, Match, Move
+from games.reads import stats
 
 from .helpers import random_move, seed_of, user_table
 
@@ -22,7 +23,7 @@ def play_out(variant: str, n: int) -> tuple[Match, list[Any]]:
     """A one-hand match at a table of four signed-up players, played at random to its end."""
     options = {"hands": 1} if variant == "okey51" else None
     table, users = user_table(variant, options)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(300 + n))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(300 + n))
     rng = random.Random(n)
     for _ in range(3000):
         match.refresh_from_db()
@@ -31,10 +32,10 @@ def play_out(variant: str, n: int) -> tuple[Match, list[Any]]:
         if hand.status != Hand.Status.PLAYING:
             if match.status != Match.Status.PLAYING:
                 break
-            services.deal_next_hand(match, force=True)
+            actions.deal_next_hand(match, force=True)
             continue
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=users[seat])
+        actions.play(hand, seat, move, by=users[seat])
     match.refresh_from_db()
     return match, users
 
@@ -96,7 +97,7 @@ def test_it_counts_each_variant_from_the_stored_hands(variant: str) -> None:
 
 def test_a_live_hand_does_not_count_yet_and_other_players_are_apart() -> None:
     table, users = user_table("classic")
-    services.start_match(table, by=services.SYSTEM, seed=seed_of(7))
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(7))
     assert stats.player_stats(users[0]) == []
     match, players = play_out("duz", 2)
     assert stats.player_stats(users[0]) == []  # nothing of the other table's players

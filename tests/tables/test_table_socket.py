@@ -13,8 +13,9 @@ from django.conf import settings
 from django.db import connection
 from django.test import Client
 
-from games import engine, loop_reads, reads, selectors, services, table_socket
+from games import actions, engine, reads
 from games.catalog import ensure_variants
+from games.live import loop_reads, state_cache, table_socket
 from games.models import Hand, Presence, Seat, Table
 from okeysite.asgi import application
 from tests.users import make_user
@@ -55,7 +56,7 @@ def version_of(html: str) -> int:
 async def test_it_tracks_presence_and_pushes_each_move() -> None:
     def setup() -> tuple[int, list[str], str, str, list[object]]:
         table, users = user_table("duz")
-        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(41))
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(41))
         eng = match.hands.get().engine_hand()
         mine = engine.format_tile(eng.racks[1][0])
         return table.pk, [cookie_for(u) for u in users], mine, match.hands.get().seed, users
@@ -76,10 +77,10 @@ async def test_it_tracks_presence_and_pushes_each_move() -> None:
         assert rows == [(1, users[1].pk)]
 
         def move() -> None:
-            hand = selectors.current_hand(Table.objects.get(pk=table_id))
+            hand = reads.current_hand(Table.objects.get(pk=table_id))
             assert hand is not None
             tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
 
         await database_sync_to_async(move)()
         # (A frame for the player's own arrival, "here", may come first: the table as it was.)
@@ -97,7 +98,7 @@ async def test_it_tracks_presence_and_pushes_each_move() -> None:
 async def test_it_refuses_a_private_table_without_the_invite() -> None:
     def setup() -> tuple[int, str]:
         ensure_variants()
-        table = services.create_table(variant="okey51", created_by=None, is_private=True)
+        table = actions.create_table(variant="okey51", created_by=None, is_private=True)
         return table.pk, table.invite_token
 
     table_id, token = await database_sync_to_async(setup)()
@@ -144,7 +145,7 @@ class QueryCounter:
 async def test_an_idle_socket_never_queries_the_database() -> None:
     def setup() -> tuple[int, str]:
         table, users = user_table("okey51")
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(42))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(42))
         return table.pk, cookie_for(users[1])
 
     table_id, cookie = await database_sync_to_async(setup)()
@@ -161,20 +162,20 @@ async def test_an_idle_socket_never_queries_the_database() -> None:
 
 
 async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> None:
-    """Without Redis the clock runs on the server's loop (games.live): the bots' moves reach
-    the socket through the in-memory layer, with no socket reading the database."""
+    """Without Redis the clock runs on the server's loop (games.live.server_tasks): the bots'
+    moves reach the socket through the in-memory layer, with no socket reading the database."""
     from django.test import override_settings
 
-    from games import live
+    from games.live import server_tasks
 
     def setup() -> tuple[int, int, str, str]:
         ensure_variants()
         user = make_user("clock-player")
-        table = services.create_table(variant="duz", created_by=user)
-        services.sit(table, user, 0)
+        table = actions.create_table(variant="duz", created_by=user)
+        actions.sit(table, user, 0)
         for position in (1, 2, 3):
-            services.add_bot(table, position, "greedy", by=services.SYSTEM)
-        match = services.start_match(table, by=services.SYSTEM, seed=seed_of(43))
+            actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43))
         hand = match.hands.get()
         tile = engine.format_tile(hand.engine_hand().racks[0][0])
         return table.pk, hand.pk, cookie_for(user), tile
@@ -205,7 +206,7 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> Non
             assert hand.turn == 0 and hand.version >= 7
         finally:
             await ws.disconnect()
-            await live.stop()
+            await server_tasks.stop()
 
 
 async def test_it_closes_quietly_when_its_table_is_deleted() -> None:
@@ -213,7 +214,7 @@ async def test_it_closes_quietly_when_its_table_is_deleted() -> None:
 
     def setup() -> tuple[int, str]:
         table, users = user_table("duz")
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(44))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44))
         return table.pk, cookie_for(users[1])
 
     table_id, cookie = await database_sync_to_async(setup)()
@@ -235,9 +236,9 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
     """daphne raises (and logs as an error) when a consumer sends on a connection its client
     has already closed: a group message that arrived before the close. The consumers drop
     such a frame; any other error still raises."""
-    from games.consumers import LobbyConsumer
-    from games.live import ClientGone
-    from games.table_socket import TableConsumer
+    from games.live.lobby_socket import LobbyConsumer
+    from games.live.server_tasks import ClientGone
+    from games.live.table_socket import TableConsumer
 
     for consumer_class in (TableConsumer, LobbyConsumer):
         consumer = consumer_class()
@@ -277,15 +278,15 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
     view), and every socket still gets its own view (its rack, never another's). ``made_by``:
     the state the process holds brought forward by the move, without a read ("kept"), or,
     where it holds none young enough, a read in a thread or on the event loop
-    (games.loop_reads)."""
+    (games.live.loop_reads)."""
     on_loop = made_by == "loop"
     settings.DB_LOOP_READS = on_loop
     if made_by != "kept":
-        monkeypatch.setattr(table_socket, "KEEP_SECONDS", 0.0)
+        monkeypatch.setattr(state_cache, "KEEP_SECONDS", 0.0)
 
     def setup() -> tuple[int, list[str], list[str], list[object], list[str]]:
         table, users = user_table("duz")
-        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(43)).hands.get()
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43)).hands.get()
         racks = [sorted(engine.format_tile(t) for t in rack) for rack in hand.engine_hand().racks]
         watchers = [make_user(f"watcher-{n}") for n in (1, 2)]
         cookies = [cookie_for(u) for u in users]
@@ -307,28 +308,28 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
     try:
         for ws in everyone:
             await drain(ws)
-        reads: list[int] = []
+        state_reads: list[int] = []
         contexts: list[Any] = []
-        real_state, real_context = selectors.table_state, selectors.table_context
+        real_state, real_context = reads.table_state, reads.table_context
 
         def counting_state(*args: Any, **kwargs: Any) -> Any:
-            reads.append(1)
+            state_reads.append(1)
             return real_state(*args, **kwargs)
 
         def counting_context(*args: Any, **kwargs: Any) -> Any:
             contexts.append(args[1])
             return real_context(*args, **kwargs)
 
-        monkeypatch.setattr(selectors, "table_state", counting_state)
+        monkeypatch.setattr(reads, "table_state", counting_state)
         advances: list[int] = []
-        real_advance = selectors.state_after_move
+        real_advance = reads.state_after_move
 
         def counting_advance(*args: Any, **kwargs: Any) -> Any:
             state = real_advance(*args, **kwargs)
             advances.append(int(state is not None))
             return state
 
-        monkeypatch.setattr(selectors, "state_after_move", counting_advance)
+        monkeypatch.setattr(reads, "state_after_move", counting_advance)
         loop_reads_done: list[int] = []
         real_loop_state = loop_reads.table_state
 
@@ -341,7 +342,7 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
         monkeypatch.setattr(loop_reads, "table_state", counting_loop_state)
         if on_loop:
             assert await loop_reads.open_pool()
-        monkeypatch.setattr(selectors, "table_context", counting_context)
+        monkeypatch.setattr(reads, "table_context", counting_context)
         racks_rendered: list[object] = []
         real_render = table_socket.render_to_string
 
@@ -355,12 +356,12 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
         def move() -> None:
             hand = Hand.objects.get(match__table_id=table_id)
             tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            services.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
 
         await database_sync_to_async(move)()
         frames = [await drain(ws) for ws in everyone]
         assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
-        made = len(reads) + len(loop_reads_done) + sum(advances)
+        made = len(state_reads) + len(loop_reads_done) + sum(advances)
         assert made == 1, "made once per change, not per socket"
         assert len(loop_reads_done) == int(on_loop)
         assert advances == ([1] if made_by == "kept" else [])
@@ -396,7 +397,7 @@ async def one_frame_each(sockets: list[Any], version: int) -> list[list[str]]:
 def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """How often this process reads a table (in a thread) and brings one forward."""
     counts = {"reads": 0, "advances": 0}
-    real_state, real_advance = selectors.table_state, selectors.state_after_move
+    real_state, real_advance = reads.table_state, reads.state_after_move
 
     def counting_state(*args: Any, **kwargs: Any) -> Any:
         counts["reads"] += 1
@@ -407,8 +408,8 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         counts["advances"] += state is not None
         return state
 
-    monkeypatch.setattr(selectors, "table_state", counting_state)
-    monkeypatch.setattr(selectors, "state_after_move", counting_advance)
+    monkeypatch.setattr(reads, "table_state", counting_state)
+    monkeypatch.setattr(reads, "state_after_move", counting_advance)
     return counts
 
 
@@ -421,7 +422,7 @@ async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_re
 
     def setup() -> tuple[int, list[str], int, list[str]]:
         table, users = user_table("duz")
-        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(44)).hands.get()
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44)).hands.get()
         return table.pk, [cookie_for(u) for u in users], hand.pk, hand.view_for(0)["rack"]
 
     table_id, cookies, hand_id, rack = await database_sync_to_async(setup)()
@@ -466,7 +467,7 @@ async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afr
 
     def setup() -> tuple[int, list[str], list[Any], Hand]:
         table, users = user_table("duz")
-        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(45)).hands.get()
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(45)).hands.get()
         return table.pk, [cookie_for(u) for u in users], users, hand
 
     table_id, cookies, users, hand = await database_sync_to_async(setup)()
@@ -480,9 +481,9 @@ async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afr
         arranged = [*[None] * (32 - len(rack)), *rack]
 
         def arrange_and_move() -> None:
-            services.arrange(hand.pk, 2, arranged, by=users[2])
+            actions.arrange(hand.pk, 2, arranged, by=users[2])
             tile = hand.view_for(0)["rack"][0]
-            services.play(hand.pk, 0, {"do": "discard", "tile": tile}, by=users[0])
+            actions.play(hand.pk, 0, {"do": "discard", "tile": tile}, by=users[0])
 
         real_moved = table_socket.TableConsumer.hand_moved
 
@@ -513,7 +514,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
 
     def setup() -> tuple[int, list[str], list[Any], int]:
         table, users = user_table("duz")
-        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(46)).hands.get()
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(46)).hands.get()
         return table.pk, [cookie_for(u) for u in users], users, hand.pk
 
     table_id, cookies, users, hand_id = await database_sync_to_async(setup)()
@@ -523,7 +524,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
 
     def connect() -> None:
         seat = Seat.objects.get(table_id=table_id, position=3)
-        services.socket_opened(seat, users[3], "a-socket-of-a-server-that-died")
+        actions.socket_opened(seat, users[3], "a-socket-of-a-server-that-died")
 
     def go_stale() -> None:
         old = Presence.objects.get(channel_name="a-socket-of-a-server-that-died")
@@ -533,7 +534,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
     def move(seat: int, do: str) -> None:
         hand = Hand.objects.get(pk=hand_id)
         extra = {"tile": hand.view_for(seat)["rack"][0]} if do == "discard" else {}
-        services.play(hand, seat, {"do": do, **extra}, by=users[seat])
+        actions.play(hand, seat, {"do": do, **extra}, by=users[seat])
 
     try:
         for ws in sockets:
@@ -551,7 +552,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
             return real_seats(*args, **kwargs)
 
         monkeypatch.setattr(reads, "table_and_seats", counting_seats)
-        monkeypatch.setattr(table_socket, "REFRESH_SECONDS", 0.0)
+        monkeypatch.setattr(state_cache, "REFRESH_SECONDS", 0.0)
         await database_sync_to_async(move)(0, "discard")
         (frame,) = await drain(sockets[1])
         assert frame.count('class="badge here"') == 4, "brought forward: the seats as read"
@@ -560,7 +561,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
         (frame,) = await drain(sockets[1])
         assert frame.count('class="badge here"') == 3, "the seats read in the background"
         assert counts == {"reads": 0, "advances": 2}
-        monkeypatch.setattr(table_socket, "KEEP_SECONDS", 0.0)
+        monkeypatch.setattr(state_cache, "KEEP_SECONDS", 0.0)
         await database_sync_to_async(move)(1, "discard")
         (frame,) = await drain(sockets[1])
         assert counts == {"reads": 1, "advances": 2}, "too old to bring forward: read"
@@ -576,7 +577,7 @@ async def test_a_players_new_display_name_shows_at_their_table_at_once() -> None
 
     def setup() -> tuple[int, list[str], list[Any]]:
         table, users = user_table("duz")
-        services.start_match(table, by=services.SYSTEM, seed=seed_of(47))
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(47))
         return table.pk, [cookie_for(u) for u in users], users
 
     table_id, cookies, users = await database_sync_to_async(setup)()

@@ -1,4 +1,4 @@
-"""The table page's reads: ``selectors.table_state``, read once and shared by every
+"""The table page's reads: ``reads.table_state``, read once and shared by every
 viewer's ``table_context`` without being changed; and the statements written out in SQL
 (``games.reads``), which must read exactly what the ORM queries they replace read."""
 
@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import override
 
 from accounts.models import Profile
-from games import lobby, reads, selectors, services
+from games import actions, reads
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Watcher
 from tests.users import make_user
@@ -41,16 +41,16 @@ def mixed_table() -> tuple[Table, list[Any]]:
     connect(table, users[:2])
     stale = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Presence.objects.filter(user=users[1]).update(seen_at=stale)
-    services.stand(table, users[2])
-    services.add_bot(table, 2, "strong", by=services.SYSTEM)
-    services.stand(table, users[3])
+    actions.stand(table, users[2])
+    actions.add_bot(table, 2, "strong", by=actions.SYSTEM)
+    actions.stand(table, users[3])
     return table, users
 
 
 def played(variant: str = "okey51", moves: int = 30, **options: Any) -> tuple[Table, list[Any]]:
     table, users = user_table(variant, options or None)
     connect(table, users)
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(1200))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1200))
     play_random_moves(match, users, moves, random.Random(12))
     return table, users
 
@@ -76,7 +76,7 @@ def test_the_seats_are_read_as_the_orm_reads_them() -> None:
         with pytest.raises(Profile.DoesNotExist):
             seats[1].user.profile  # noqa: B018 - no profile row: known without a query
         assert seats[2].user is None and seats[3].user is None
-        assert [selectors._name(s) for s in seats] == [selectors._name(s) for s in orm]
+        assert [reads.tables._name(s) for s in seats] == [reads.tables._name(s) for s in orm]
     assert len(queries) == 0
     with pytest.raises(Table.DoesNotExist):
         reads.table_and_seats(table.pk + 1000)
@@ -86,7 +86,7 @@ def test_the_hand_and_the_layouts_are_read_as_the_orm_reads_them() -> None:
     table, users = played()
     hand = Hand.objects.get(match__table=table)
     rack = hand.view_for(1)["rack"]
-    services.arrange(hand.pk, 1, [*reversed(rack), *[None] * (32 - len(rack))], by=users[1])
+    actions.arrange(hand.pk, 1, [*reversed(rack), *[None] * (32 - len(rack))], by=users[1])
     orm = (
         Hand.objects.filter(match__table_id=table.pk)
         .select_related("match")
@@ -99,7 +99,7 @@ def test_the_hand_and_the_layouts_are_read_as_the_orm_reads_them() -> None:
     assert fields(hand.match) == fields(orm.match)
     stored = dict(Participant.objects.filter(hand=orm).values_list("position", "layout"))
     assert layouts == stored and layouts[1]
-    empty = services.create_table(variant="duz", created_by=None)
+    empty = actions.create_table(variant="duz", created_by=None)
     assert reads.latest_hand(empty.pk, empty.players) == (None, {}, [])
 
 
@@ -144,21 +144,21 @@ def test_postgresql_plans_a_repeated_read_once() -> None:
         pytest.skip("prepared statements are PostgreSQL's")
     table, _users = played("duz", moves=4)
     for _ in range(6):
-        selectors.table_state(table.pk)
+        reads.table_state(table.pk)
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
-    seats_from = reads._seats_statement(connection.alias).sql.split(" FROM ", 1)[1][:40]
+    seats_from = reads.sql._seats_statement(connection.alias).sql.split(" FROM ", 1)[1][:40]
     assert any(seats_from in sql for sql in prepared), prepared
 
 
 def test_the_page_counts_are_read_as_the_orm_counts_them() -> None:
     table, users = played("duz", moves=2)
     fan = make_user("fan")
-    services.watcher_opened(table.pk, fan, "w-fan")
-    services.watcher_opened(table.pk, None, "w-anonymous")
-    services.watcher_opened(table.pk, users[1], "w-seated")
-    services.watcher_opened(table.pk, None, "w-stale")
+    actions.watcher_opened(table.pk, fan, "w-fan")
+    actions.watcher_opened(table.pk, None, "w-anonymous")
+    actions.watcher_opened(table.pk, users[1], "w-seated")
+    actions.watcher_opened(table.pk, None, "w-stale")
     old = timezone.now() - timedelta(seconds=Presence.FRESH + 5)
     Watcher.objects.filter(channel_name="w-stale").update(seen_at=old)
 
@@ -167,24 +167,24 @@ def test_the_page_counts_are_read_as_the_orm_counts_them() -> None:
         return list(matches.values_list("id", flat=True)[:2])
 
     counts = reads.page_counts(table.pk, users[0].pk)
-    assert counts.watching == selectors.watching([table.pk])[table.pk] == 2
-    listed = {t["id"]: t["watching"] for t in lobby.lobby_tables(None)}  # counted there too
+    assert counts.watching == reads.watching([table.pk])[table.pk] == 2
+    listed = {t["id"]: t["watching"] for t in reads.lobby_tables(None)}  # counted there too
     assert listed[table.pk] == 2
     assert not counts.has_mutes
     assert counts.latest_matches == latest() and len(counts.latest_matches) == 1
-    services.mute_chat(table.pk, users[0], users[1].pk)
+    actions.mute_chat(table.pk, users[0], users[1].pk)
     assert reads.page_counts(table.pk, users[0].pk).has_mutes
     assert not reads.page_counts(table.pk, users[1].pk).has_mutes
     assert not reads.page_counts(table.pk, None).has_mutes
     Match.objects.create(table=table, hands_planned=1)  # a second one (as a rematch makes)
     assert reads.page_counts(table.pk, None).latest_matches == latest()
     assert len(latest()) == 2
-    empty = services.create_table(variant="duz", created_by=None)
+    empty = actions.create_table(variant="duz", created_by=None)
     assert reads.page_counts(empty.pk, None) == reads.PageCounts(0, False, [])
 
 
 # ----------------------------------------------------------------------------- the state
-def snapshot(state: selectors.TableState) -> Any:
+def snapshot(state: reads.TableState) -> Any:
     assert state.engine_hand is not None
     return copy.deepcopy(
         (
@@ -206,43 +206,41 @@ def test_one_state_serves_every_viewer_unchanged_and_without_a_query(
 ) -> None:
     table, users = played(variant, moves=40, **options)
     spectator = make_user("watching")
-    state = selectors.table_state(table.pk)
+    state = reads.table_state(table.pk)
     before = snapshot(state)
     for language in ("en", "tr"):
         with override(language):
             for viewer in [*users, spectator, None]:
                 with CaptureQueriesContext(connection) as queries:
-                    shared = selectors.table_context(table.pk, viewer, state=state)
+                    shared = reads.table_context(table.pk, viewer, state=state)
                 assert len(queries) == 0
-                assert shared == selectors.table_context(table.pk, viewer)
+                assert shared == reads.table_context(table.pk, viewer)
     assert snapshot(state) == before
 
 
 def test_a_hidden_hand_and_a_table_without_hands_from_a_state() -> None:
     table, users = played("duz", moves=4)
-    services.hide_from_spectators(table.pk, users[0])
-    state = selectors.table_state(table.pk)
-    spectator = selectors.table_context(table.pk, None, state=state)
+    actions.hide_from_spectators(table.pk, users[0])
+    state = reads.table_state(table.pk)
+    spectator = reads.table_context(table.pk, None, state=state)
     assert spectator["veiled"] and spectator["public"] is None and spectator["log"] == []
-    player = selectors.table_context(table.pk, users[0], state=state)
+    player = reads.table_context(table.pk, users[0], state=state)
     assert player["hidden"] and player["public"] is not None and player["rack_rows"]
-    empty = services.create_table(variant="duz", created_by=None)
-    state = selectors.table_state(empty.pk)
+    empty = actions.create_table(variant="duz", created_by=None)
+    state = reads.table_state(empty.pk)
     assert state.hand is None and state.match is None
-    assert selectors.table_context(empty.pk, None, state=state) == selectors.table_context(
-        empty.pk, None
-    )
+    assert reads.table_context(empty.pk, None, state=state) == reads.table_context(empty.pk, None)
 
 
 def test_a_private_table_refuses_a_state_as_it_refuses_a_read() -> None:
     table, _users = user_table("duz")
     Table.objects.filter(pk=table.pk).update(is_private=True)
-    state = selectors.table_state(table.pk)
+    state = reads.table_state(table.pk)
     stranger = make_user("stranger")
     with pytest.raises(NotAllowed):
-        selectors.table_context(table.pk, stranger, state=state)
+        reads.table_context(table.pk, stranger, state=state)
     token = Table.objects.get(pk=table.pk).invite_token
-    assert selectors.table_context(table.pk, stranger, token, state=state)["invite"] == token
+    assert reads.table_context(table.pk, stranger, token, state=state)["invite"] == token
 
 
 def test_the_page_reads_the_table_once() -> None:

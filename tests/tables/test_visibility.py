@@ -14,8 +14,11 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import broadcast, engine, history, services, table_socket
-from games.models import Hand
+from games import actions, engine
+from games.actions import broadcast
+from games.live import table_socket
+from games.models import Hand, Seat
+from games.pages import history
 
 from .helpers import random_move, seed_of, user_table
 from .test_spectators import playing_table
@@ -31,7 +34,7 @@ def live_frames(frames: list[str]) -> list[str]:
 def play_one(table_id: int, users: list[Any], rng: random.Random) -> int:
     hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
     seat, move = random_move(hand, rng)
-    return services.play(hand, seat, move, by=users[seat]).version
+    return actions.play(hand, seat, move, by=users[seat]).version
 
 
 class Loss:
@@ -79,7 +82,7 @@ async def test_a_lost_hide_message_is_made_good_by_the_next_move(loss: Loss) -> 
         assert seen and 'class="discards"' in seen[-1] and "data-veiled" not in seen[-1]
 
         loss.armed = True
-        await database_sync_to_async(services.hide_from_spectators)(table_id, users[0])
+        await database_sync_to_async(actions.hide_from_spectators)(table_id, users[0])
         assert [m["type"] for m in loss.lost] == ["table.changed"]
         assert live_frames(await drain(spectator)) == []  # the hide's message never came
 
@@ -140,12 +143,12 @@ def rebuild_up_to(hand: Hand, n: int) -> engine.Hand:
 
 def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None:
     table, users = user_table("duz")
-    match = services.start_match(table, by=services.SYSTEM, seed=seed_of(77))
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(77))
     rng = random.Random(3)
     for _ in range(5):
         play_one(table.pk, users, rng)
     removed = users[1]
-    services.remove_player(table.seats.get(position=1), by=services.SYSTEM)
+    actions.remove_player(table.seats.get(position=1), by=actions.SYSTEM)
     hand = match.hands.get()
     at_removal = hand.version
     for _ in range(6):  # the stand-in bot plays the seat on
@@ -153,7 +156,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
         if hand.status != Hand.Status.PLAYING:
             break
         seat, move = random_move(hand, rng)
-        services.play(hand, seat, move, by=services.BOT if seat == 1 else users[seat])
+        actions.play(hand, seat, move, by=actions.BOT if seat == 1 else users[seat])
     hand.refresh_from_db()
     assert hand.status == Hand.Status.PLAYING and hand.version > at_removal
     rack_now = [engine.format_tile(t) for t in hand.engine_hand().racks[1]]
@@ -180,7 +183,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert reverse("hand_step", args=[hand.pk, hand.version]) in html
 
     # Once the hand is over, the removed player replays all of it.
-    services.end_match(match, by=services.SYSTEM)
+    actions.end_match(match, by=actions.SYSTEM)
     assert client.get(reverse("hand_step", args=[hand.pk, hand.version])).status_code == 200
 
 
@@ -203,8 +206,8 @@ async def test_a_removed_players_socket_loses_the_rack_at_the_next_move_even_if_
         await drain(removed)
 
         def remove() -> None:
-            services.remove_player(
-                services.Seat.objects.get(table_id=table_id, position=1), by=services.SYSTEM
+            actions.remove_player(
+                Seat.objects.get(table_id=table_id, position=1), by=actions.SYSTEM
             )
 
         loss.armed = True
@@ -214,8 +217,8 @@ async def test_a_removed_players_socket_loses_the_rack_at_the_next_move_even_if_
         def move() -> int:
             hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
             seat, action = random_move(hand, rng)
-            by = services.BOT if seat == 1 else users[seat]
-            return services.play(hand, seat, action, by=by).version
+            by = actions.BOT if seat == 1 else users[seat]
+            return actions.play(hand, seat, action, by=by).version
 
         version = await database_sync_to_async(move)()
         frames = live_frames(await drain(removed))

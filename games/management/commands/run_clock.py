@@ -2,8 +2,9 @@
 
 Run it beside the web servers when they share a Redis channel layer (``REDIS_URL``): its moves
 reach every socket through Redis. Several may run at once (hands are leased). Without Redis the
-clock runs inside the ASGI server instead (``CLOCK_IN_SERVER``, see ``games.live``): a worker
-in another process could not reach the server's in-memory layer.
+clock runs inside the ASGI server instead (``CLOCK_IN_SERVER``, see
+``games.live.server_tasks``): a worker in another process could not reach the server's
+in-memory layer.
 """
 
 import logging

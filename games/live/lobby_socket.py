@@ -1,8 +1,6 @@
-"""WebSocket consumers.
-
-The lobby (a socket every open home page joins) and a table's live socket. Both speak HTML, as
-the htmx WebSocket extension expects: each message is a fragment whose element ids say where it
-is swapped in (out-of-band swap).
+"""The lobby's socket (``/ws/lobby/``), which every open lobby page joins. Like the table's
+socket it speaks HTML, as the htmx WebSocket extension expects: each message is a fragment
+whose element ids say where it is swapped in (out-of-band swap).
 """
 
 import asyncio
@@ -13,28 +11,30 @@ from typing import Any
 from channels.db import aclose_old_connections, database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.template.loader import render_to_string
+from django.utils import translation
 from django.utils.html import format_html
 
-from games import live, messages
-from games.services import LOBBY_GROUP
-from games.socket_guard import Guarded
-from games.table_socket import TableConsumer  # the table's socket, for the routing
+from games import actions, messages, reads
+from games.actions import events
+from games.actions.events import LOBBY_GROUP
+from games.live import server_tasks, table_socket
+from games.live.socket_guard import Guarded
 
 
-class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
+class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     """The lobby socket.
 
     On connect it sends, in one frame, the greeting (``#lobby-status``) and the live part of
     the lobby (``#lobby-online``, ``#lobby-return``, ``#lobby-tables``: ``lobby_tables.html``
-    from ``games.lobby.lobby_context``, rendered for this socket's viewer in their language).
-    The services send ``{"type": "lobby.changed"}`` to the group after a table opens or its
-    seats, match or settings change, or someone comes online or goes; the socket then renders
-    the live part again (one render per burst of changes, ``debounce_seconds``) and sends it
+    from ``reads.lobby_context``, rendered for this socket's viewer in their language).
+    The actions send ``lobby.changed`` to the group after a table opens or its seats, match or
+    settings change, or someone comes online or goes; the socket then renders the live part
+    again (one render per burst of changes, ``debounce_seconds``) and sends it
     if it differs from the last one. It never polls the database.
 
     Players online: a signed-in viewer's socket has a ``LobbyPresence`` row, kept fresh by its
-    server process's heartbeat (``games.live``), deleted on close; the count is taken from the
-    database (``games.lobby.online_count``), so it covers every daphne process.
+    server process's heartbeat (``server_tasks``), deleted on close; the count is taken from the
+    database (``reads.online_count``), so it covers every daphne process.
 
     :class:`Guarded` refuses a message larger than the protocol needs, unread, answers a
     failure nobody foresaw with a refusal, and deletes the presence of a socket that ends
@@ -51,8 +51,6 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     language = "en"
 
     async def connect(self) -> None:
-        from games import services
-
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self.accept()
         # scope["user"] is resolved by AuthMiddlewareStack from the session cookie.
@@ -61,16 +59,14 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         self.language = self._language()
         self.site_root = self._site_root()
         if self.signed_in:
-            await database_sync_to_async(services.lobby_socket_opened)(user, self.channel_name)
-            live.socket_opened("lobby", self.channel_name)
+            await database_sync_to_async(actions.lobby_socket_opened)(user, self.channel_name)
+            server_tasks.socket_opened("lobby", self.channel_name)
         greeting, html = await database_sync_to_async(self._render_first)()
         self.sent_html = html
         await self.send(text_data=greeting + html)
 
     async def disconnect(self, code: int) -> None:
-        from games import services
-
-        live.socket_closed("lobby", self.channel_name)
+        server_tasks.socket_closed("lobby", self.channel_name)
         for task in (self.pending, self.refreshing):
             if task is not None:
                 task.cancel()
@@ -78,7 +74,7 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
                     await task
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
         if self.signed_in:
-            await database_sync_to_async(services.lobby_socket_closed)(self.channel_name)
+            await database_sync_to_async(actions.lobby_socket_closed)(self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         """The lobby takes no commands; a client may only ask for the list again. A render
@@ -97,7 +93,6 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
         """Why a message was refused, in the status line (the lobby has no other notice)."""
-        from django.utils import translation
 
         with translation.override(self.language):
             html = format_html(
@@ -108,15 +103,18 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             )
         await self.send(text_data=html)
 
+    @events.handles(events.LOBBY_HTML)
     async def lobby_html(self, event: dict[str, Any]) -> None:
         """Forward an HTML fragment sent to the lobby group to this socket."""
         await self.send(text_data=event["html"])
 
+    @events.handles(events.LOBBY_CHANGED)
     async def lobby_changed(self, event: dict[str, Any]) -> None:
-        """A table changed (sent by the services after commit): render the list again soon."""
+        """A table changed (sent by the actions after commit): render the list again soon."""
         if self.pending is None or self.pending.done():
             self.pending = asyncio.create_task(self._soon())
 
+    @events.handles(events.LAYER_RESUMED)
     async def layer_resumed(self, event: dict[str, Any]) -> None:
         """Redis failed and answers again (``okeysite.channel_layers``): changes published
         meanwhile were lost, so the list is rendered again (sent if it differs)."""
@@ -134,17 +132,11 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             await self.send(text_data=html)
 
     def _render(self) -> str:
-        from django.utils import translation
-
-        from games import lobby
-
         with translation.override(self.language):
-            context = lobby.lobby_context(self.scope.get("user"), self.site_root)
+            context = reads.lobby_context(self.scope.get("user"), self.site_root)
             return render_to_string("games/lobby_tables.html", context)
 
     def _render_first(self) -> tuple[str, str]:
-        from django.utils import translation
-
         user = self.scope.get("user")
         username = user.get_username() if self.signed_in and user is not None else ""
         with translation.override(self.language):
@@ -152,11 +144,10 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         return greeting, self._render()
 
     def _language(self) -> str:
-        """The viewer's language, as for a table socket (``games.table_socket.language_of``:
+        """The viewer's language, as for a table socket (``games.live.table_socket.language_of``:
         the player's own, then the cookie, then Accept-Language)."""
-        from games.table_socket import language_of
 
-        return language_of(self.scope)
+        return table_socket.language_of(self.scope)
 
     def _site_root(self) -> str:
         """``http(s)://host`` of the page, for invite links to copy."""
@@ -166,4 +157,4 @@ class LobbyConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         return f"{scheme}://{host}" if host else ""
 
 
-__all__ = ["LobbyConsumer", "TableConsumer"]
+__all__ = ["LobbyConsumer"]

@@ -5,7 +5,7 @@ that a step can be linked), ``/hands/<id>/verify/`` (the provably fair deal),
 ``/hands/<id>/scenario.json`` (a hand as a scenario of SCENARIOS.md) and ``/matches/<id>.json``.
 
 - **Rebuilt by the engine.** The state at step n is the hand dealt again from its seed as its
-  match dealt it (:func:`dealt`, which ``services.audit`` uses too), with its first n ``Move``
+  match dealt it (``audit.dealt``, which the audit uses too), with its first n ``Move``
   rows applied (``engine.replay_moves``: each row's ``action`` for its ``seat``). Nothing is
   read from the stored snapshot but what is checked against it.
 - **Who sees what** is ``policy.can_replay``. While a hand is live only its players may replay
@@ -30,10 +30,9 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import urlencode
 from django.utils.translation import gettext
-from django.utils.translation import gettext_lazy as _
 
 from accounts.models import display_name
-from games import engine, messages, policy
+from games import audit, engine, messages, policy
 from games.engine.export import scenario_of
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Seat, Table
@@ -127,22 +126,6 @@ def hand_access(hand_id: int, user: Any, invite: str | None = None) -> Access:
 
 
 # ----------------------------------------------------------------------------- the engine
-def dealt(hand: Hand) -> engine.Hand:
-    """The hand dealt again from its seed as its match dealt it (``engine.Match.deal_hand``):
-    with the previous hand's final scores (the start scores for hand 1) and its recorded
-    starter. Raises ``engine.TileError`` (a bad seed), ``engine.OptionsError`` or
-    ``ValueError``."""
-    table = hand.match.table
-    previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
-    scores = (previous.state.get("result") or {}).get("scores") if previous is not None else None
-    rules = engine.Match(
-        table.variant.key,
-        table.options,
-        table.players,
-        scores=scores or None,
-        dealt=hand.number - 1,
-    )
-    return rules.deal_hand(hand.seed, starter=hand.starter)
 
 
 def recorded_moves(hand: Hand, last: int | None = None) -> list[Move]:
@@ -151,15 +134,9 @@ def recorded_moves(hand: Hand, last: int | None = None) -> list[Move]:
     return list(hand.moves.filter(number__lte=upto).order_by("number"))
 
 
-def record(moves: list[Move], events: bool = False) -> list[engine.Recorded]:
-    """Move rows as the engine replays them (``engine.replay_moves``), with their stored
-    events to compare when ``events``."""
-    return [engine.Recorded(m.seat, m.action, m.events if events else None) for m in moves]
-
-
 def rebuild(hand: Hand, moves: list[Move]) -> engine.Hand:
     """The engine's hand after ``moves`` (the first n Move rows), replayed from the deal."""
-    replay = engine.replay_moves(dealt(hand), record(moves))
+    replay = engine.replay_moves(audit.dealt(hand), audit.record(moves))
     if replay.error is not None:
         raise ReplayError(moves[replay.played].number, replay.error)
     return replay.hand
@@ -167,7 +144,7 @@ def rebuild(hand: Hand, moves: list[Move]) -> engine.Hand:
 
 # ----------------------------------------------------------------------------- words
 def move_words(events: list[dict[str, Any]], names: list[str], seat: int | None) -> list[str]:
-    """A move's events in words, by the path of the table's log (``selectors._log``):
+    """A move's events in words, by the path of the table's log (``reads.tables._log``):
     ``engine.event_for`` as ``seat`` may see them, then ``messages.event_text``. With ``seat``
     None the hand is over and nothing is hidden: a drawn tile is named."""
     lines: list[str] = []
@@ -417,39 +394,6 @@ def match_export(match_id: int, user: Any, invite: str | None = None) -> dict[st
     }
 
 
-# ----------------------------------------------------------------------------- the fair deal
-@dataclass(frozen=True)
-class Check:
-    """One check of a deal: a stable key, what it checks (in words), whether it passed."""
-
-    key: str
-    label: str
-    ok: bool
-    detail: str = ""
-
-
-CHECK_LABELS: dict[str, Any] = {
-    "commitment": _("The SHA-256 of the seed is the commitment shown before the hand began."),
-    "deal": _("Dealing again from the seed gives the recorded deal (indicator, racks, pile)."),
-    "moves": _("Every recorded move is accepted when replayed from that deal, as recorded."),
-    "version": _("The hand's version is its number of moves."),
-    "snapshot": _("The replay ends in the stored state of the hand."),
-    "result": _("The replay ends with the stored result."),
-    "audit": _("The site's own audit (verify_hands) finds nothing wrong."),
-}
-
-
-def deal_checks(hand: Hand) -> list[Check]:
-    """Check a hand's deal from its seed: each finding of ``services.audit`` as a check, and
-    last whether the site's audit (``services.verify_hand``: the same findings) finds nothing."""
-    from games import services  # the one writer's audit; imported late (services imports a lot)
-
-    found = services.audit(hand)
-    problems = [p for f in found for p in f.problems]
-    checks = [Check(f.key, str(CHECK_LABELS[f.key]), f.ok, f.detail) for f in found]
-    return [*checks, Check("audit", str(CHECK_LABELS["audit"]), not problems, "; ".join(problems))]
-
-
 # ----------------------------------------------------------------------------- views
 def _access_or_404(request: HttpRequest, hand_id: int) -> Access:
     try:
@@ -505,26 +449,28 @@ def hand_verify(request: HttpRequest, hand_id: int) -> HttpResponse:
         "deal": None,
     }
     if not acc.live:
-        checks = deal_checks(acc.hand)
+        checks = audit.deal_checks(acc.hand)
         context["checks"] = checks
         context["passed"] = all(c.ok for c in checks)
         try:
-            redealt = engine.deal(acc.hand.seed, acc.table.players).to_json()
-        except engine.TileError:
-            redealt = None
-        if redealt is not None:
-            racks: list[Any] = redealt["racks"]  # type: ignore[assignment]
-            n = acc.table.players
+            eng = audit.dealt(acc.hand)
+        except (engine.TileError, engine.OptionsError, ValueError):
+            eng = None  # the checks above say why
+        if eng is not None:
+            tiles = engine.format_tile
             context["deal"] = {
-                "indicator": redealt["indicator"],
-                "okey": engine.format_tile(
-                    engine.okey_of(engine.parse_tile(str(redealt["indicator"])))
-                ),
+                "indicator": tiles(eng.indicator),
+                "okey": tiles(eng.okey),
                 "racks": [
-                    {"name": acc.names[(acc.hand.starter + k) % n], "tiles": racks[k]}
-                    for k in range(n)
+                    {
+                        "seat": seat,
+                        "name": acc.names[seat],
+                        "starts": seat == eng.starter,
+                        "tiles": [tiles(t) for t in rack],
+                    }
+                    for seat, rack in enumerate(eng.initial["racks"])
                 ],
-                "pile": redealt["pile"],
+                "pile": [tiles(t) for t in eng.initial["pile"]],
             }
     return _private(render(request, "games/hand_verify.html", context), acc)
 

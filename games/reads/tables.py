@@ -1,4 +1,4 @@
-"""Read-only queries for pages and sockets (the HackSoftware split: services write, selectors
+"""Read-only queries for pages and sockets (the HackSoftware split: the actions write, the reads
 read). What a template receives is built here from plain data: the engine's per-seat view for
 the viewer's own seat, its public view for everything else; never a Hand row, its seed or its
 state."""
@@ -158,7 +158,7 @@ def state_of_hand(
 ) -> TableState:
     """The :class:`TableState` of a table whose latest hand is read (``reads.latest_hand``,
     ``LOG_MOVES`` last moves and the opening ones): it reads nothing, so it also runs on the
-    event loop (``games.loop_reads``)."""
+    event loop (``games.live.loop_reads``)."""
     eng = engine.Hand.from_state(hand.state, copy_data=False)  # only read: no copy
     # The last moves, and the earlier "open" moves (how each seat opened). Moves played since
     # the hand was read (past its version) are left out.

@@ -1,4 +1,4 @@
-"""Group messages sent from synchronous code (the services, after commit).
+"""Group messages sent from synchronous code (the actions, after commit).
 
 ``async_to_sync(layer.group_send)`` in a thread with no event loop of its own (a clock
 worker, a management command, a test) makes a new event loop for every message, and the
@@ -9,7 +9,7 @@ kept connection. The caller does not wait for Redis: the database has committed 
 and the layer is best effort anyway (clients that miss a message re-fetch by version).
 
 In an ASGI server the messages go out on the server's own event loop instead (the server
-names it with its first connection: ``games.live.ServerTasks``), through the same queue and
+names it with its first connection: ``server_tasks.ServerTasks``), through the same queue and
 one task there. A publishing thread would need the GIL back after each of a send's Redis
 round trips (channels_redis's ``group_send`` makes three), and while the loop renders frames
 it waits up to the interpreter's switch interval (5 ms) each time: a move's message, already
@@ -148,7 +148,7 @@ def send(group: str, message: dict[str, Any]) -> None:
 
 
 def use_server_loop() -> None:
-    """Publish on the running event loop, the ASGI server's (``games.live.ServerTasks``)."""
+    """Publish on the running event loop, the ASGI server's (``server_tasks.ServerTasks``)."""
     _publisher.use_server_loop()
 
 

@@ -4,7 +4,7 @@ takes moves as JSON.
 Frames out are HTML for the htmx ws extension, swapped by element id (out-of-band):
 ``#table-live`` after every change, ``#rack-area`` only when the viewer's rack tiles change
 (so their arrangement and selection survive other seats' moves), and ``#move-error`` to the
-mover alone when a move is refused. Each is rendered from ``selectors.table_context`` for this
+mover alone when a move is refused. Each is rendered from ``reads.table_context`` for this
 viewer, in their language. A seat's two fragments come from one read of the table, so the
 rack always matches the board sent with it; the spectators' fragment is rendered once per
 table state and language in a process, however many spectators watch.
@@ -13,17 +13,17 @@ Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_ve
 "client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
 ``{"type": "ready"}``, ``{"type": "rematch"}``, ``{"type": "hide"}`` (hide the hand from
 spectators) and ``{"type": "refresh"}``; for the chat, ``{"type": "chat", "text": ...}`` (or
-``"canned": key``) and ``{"type": "mute"|"unmute", "user": id}`` (``services.send_chat``,
+``"canned": key``) and ``{"type": "mute"|"unmute", "user": id}`` (``actions.send_chat``,
 ``mute_chat``, ``unmute_chat``; lines go to ``#chat-lines``, outside ``#table-live``).
-Every move goes through ``services.submit`` (and so ``services.play``); the group broadcast
+Every move goes through ``actions.submit`` (and so ``actions.play``); the group broadcast
 after commit updates everyone, the mover included.
 
 The socket never polls the database: it renders when a group message says something changed
-(every writer publishes after commit, the clock included: see ``games.live``). A client that
+(every writer publishes after commit, the clock included: see ``server_tasks``). A client that
 reconnects or sees a gap in versions asks for the table again (``refresh``).
 
 A seated player's socket has a Presence row, kept fresh by its server process's heartbeat
-(``games.live``): once every socket of theirs is closed or stale for the grace period, the
+(``server_tasks``): once every socket of theirs is closed or stale for the grace period, the
 clock marks the seat away and a bot keeps it warm.
 """
 
@@ -32,50 +32,25 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import threading
-import time
-from collections import OrderedDict
-from dataclasses import replace
 from typing import Any
 from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.core.exceptions import SynchronousOnlyOperation
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games import chat, live, loop_reads, messages, policy, reads, selectors, services
+from accounts.language import of_session
+from games import actions, chat, messages, policy, reads
+from games.actions import events
 from games.errors import GameError, NotAllowed
+from games.live import loop_reads, server_tasks, state_cache
+from games.live.socket_guard import UNREACHABLE, Guarded
 from games.models import ChatMessage, Hand, Table
-from games.socket_guard import UNREACHABLE, Guarded
 
 log = logging.getLogger(__name__)
-
-# Chat lines rendered lately, by message and language.
-_RENDERED: OrderedDict[tuple[Any, ...], str] = OrderedDict()
-_RENDERED_LOCK = threading.Lock()
-_RENDERED_MAX = 512
-
-
-def _cached(key: tuple[Any, ...]) -> str | None:
-    with _RENDERED_LOCK:
-        html = _RENDERED.get(key)
-        if html is not None:
-            _RENDERED.move_to_end(key)
-        return html
-
-
-def _remember(key: tuple[Any, ...], html: str) -> None:
-    with _RENDERED_LOCK:
-        _RENDERED[key] = html
-        while len(_RENDERED) > _RENDERED_MAX:
-            _RENDERED.popitem(last=False)
-
-
-def _forget(key: tuple[Any, ...]) -> None:
-    with _RENDERED_LOCK:
-        _RENDERED.pop(key, None)
 
 
 def _off_the_move_thread(fn: Any) -> Any:
@@ -105,125 +80,9 @@ class Rack:
         return self._html
 
 
-# After a change, by its id: the table's state (read once by the first socket of this process
-# to handle the group message; its other sockets await the same read) and each distinct view
-# of it (rendered once, awaited likewise), being made or made lately.
-_ONCE: OrderedDict[tuple[Any, ...], asyncio.Future[Any]] = OrderedDict()
-_ONCE_MAX = 512
-
-
-# The table's latest state in this process, by table: the task that read it (or brought it
-# forward by a move). A move's frame brings it forward instead of reading the table again
-# (``_state_of_change``).
-_KEPT: OrderedDict[int, asyncio.Future[selectors.TableState]] = OrderedDict()
-_KEPT_MAX = 1024
-# The table and its seats (who sits, their names, who is ``here``) as a kept state has them
-# are as of its read: a move does not change them, and every change to them is announced,
-# and read. The one change nobody announces at once: the sockets of a server process that
-# died go stale (``Presence.FRESH``), and the clock marks their seats away at its next pass,
-# announced (``services.mark_gone_players_away``). As a safety net for anything unannounced
-# (a row edited by hand), while moves bring a state forward its table and seats are read
-# again in the background once REFRESH_SECONDS old (off the move's frame: the next move takes
-# them), and a state whose seats are KEEP_SECONDS old is not brought forward but read.
-REFRESH_SECONDS = 60.0
-KEEP_SECONDS = 180.0
-# The table and seats read again in the background, by table, with when the read began.
-_SEATS: OrderedDict[int, tuple[Table, tuple[Any, ...], float]] = OrderedDict()
-_REFRESHING: set[int] = set()
-_BACKGROUND: set[asyncio.Task[None]] = set()  # the refreshes running (a task needs a holder)
-
-
-def _keep(table_id: int, made: asyncio.Future[selectors.TableState]) -> None:
-    _KEPT[table_id] = made
-    _KEPT.move_to_end(table_id)
-    while len(_KEPT) > _KEPT_MAX:
-        _KEPT.popitem(last=False)
-    # The least lately changed first: drop those no move can be brought forward from.
-    while _KEPT:
-        oldest = next(iter(_KEPT.values()))
-        if not oldest.done() or not _expired(oldest):
-            break
-        _KEPT.popitem(last=False)
-
-
-def _expired(made: asyncio.Future[selectors.TableState]) -> bool:
-    if made.cancelled() or made.exception() is not None:
-        return True
-    return time.monotonic() - made.result().read_at >= KEEP_SECONDS
-
-
-async def _made_by(
-    held: asyncio.Future[selectors.TableState],
-) -> selectors.TableState | None:
-    """The state a kept task made (awaited if it is still being made); None if it failed, or
-    belongs to another event loop (tests run several)."""
-    if held.get_loop() is not asyncio.get_running_loop():
-        return None
-    try:
-        return await asyncio.shield(held)
-    except asyncio.CancelledError:
-        if held.cancelled():  # the loop is closing, or it was cancelled: not this task
-            return None
-        raise
-    except Exception:
-        return None
-
-
-def _with_fresher_seats(state: selectors.TableState) -> selectors.TableState:
-    """``state`` with the table and seats read again in the background since its read, if
-    any (a read that began after ``state``'s was made has seen at least what it saw); and a
-    new background read begun if its seats are ``REFRESH_SECONDS`` old."""
-    table_id = state.table.pk
-    fresher = _SEATS.pop(table_id, None)
-    if fresher is not None and fresher[2] > state.read_at:
-        table, seats, read_at = fresher
-        state = replace(state, table=table, seats=seats, read_at=read_at)
-    if time.monotonic() - state.read_at >= REFRESH_SECONDS and table_id not in _REFRESHING:
-        _REFRESHING.add(table_id)
-        task = asyncio.ensure_future(_read_seats(table_id))
-        _BACKGROUND.add(task)
-        task.add_done_callback(_BACKGROUND.discard)
-    return state
-
-
-async def _read_seats(table_id: int) -> None:
-    """Read the table and its seats for :func:`_with_fresher_seats` (on the loop where the
-    server reads there, else in a pool thread)."""
-    began = time.monotonic()
-    try:
-        found = await loop_reads.table_and_seats(table_id)
-        if found is None:
-            found = await _off_the_move_thread(reads.table_and_seats)(table_id)
-    except Table.DoesNotExist:
-        return
-    except Exception:  # the next move's frame tries again, or reads once KEEP_SECONDS pass
-        log.exception("reading the seats of table %s failed", table_id)
-        return
-    finally:
-        _REFRESHING.discard(table_id)
-    _SEATS[table_id] = (*found, began)
-    while len(_SEATS) > _KEPT_MAX:
-        _SEATS.popitem(last=False)
-
-
-async def _once(key: tuple[Any, ...], make: Any) -> Any:
-    """``await make()``, shared by every caller with the same ``key`` in this process."""
-    made = _ONCE.get(key)
-    if made is None or made.get_loop() is not asyncio.get_running_loop():
-        made = asyncio.ensure_future(make())
-        _ONCE[key] = made
-        while len(_ONCE) > _ONCE_MAX:
-            _ONCE.popitem(last=False)
-    # A socket that closes while waiting leaves the work running for the others.
-    return await asyncio.shield(made)
-
-
 def language_of(scope: dict[str, Any]) -> str:
     """The viewer's language: the signed-in player's own (the session's, see
     accounts.language), else the language cookie the site sets, else the browser's choice."""
-    from django.core.exceptions import SynchronousOnlyOperation
-
-    from accounts.language import of_session
 
     try:
         # AuthMiddlewareStack has loaded the session (to find the user) before the consumer.
@@ -244,7 +103,7 @@ def language_of(scope: dict[str, Any]) -> str:
         return settings.LANGUAGE_CODE
 
 
-class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
+class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     """A table's socket; :class:`Guarded` refuses oversized messages, answers a handler's
     unforeseen failure and cleans up after a socket that ends without its disconnect."""
 
@@ -273,19 +132,19 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         if not allowed:
             await self.close()
             return
-        await self.channel_layer.group_add(services.table_group(self.table_id), self.channel_name)
+        await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
         await self.accept()
         if self.seat_id is not None:
-            await database_sync_to_async(services.socket_opened)(
+            await database_sync_to_async(actions.socket_opened)(
                 self.seat_id, self.scope["user"], self.channel_name
             )
-            live.socket_opened("table", self.channel_name)
+            server_tasks.socket_opened("table", self.channel_name)
         else:
             # A spectator: counted as watching while the socket is open.
-            await database_sync_to_async(services.watcher_opened)(
+            await database_sync_to_async(actions.watcher_opened)(
                 self.table_id, self.scope.get("user"), self.channel_name
             )
-            live.socket_opened("watch", self.channel_name)
+            server_tasks.socket_opened("watch", self.channel_name)
         await self._send_table()
 
     def _admit(self) -> bool:
@@ -296,27 +155,25 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         seats = list(table.seats.all())
         if not policy.can_see(table, seats, user, self.invite):
             return False
-        uid = selectors.viewer_id(user)
+        uid = reads.viewer_id(user)
         seat = next((s for s in seats if uid is not None and s.user_id == uid), None)
         if seat is not None:
             self.seat_id, self.position = seat.pk, seat.position
-        self.muted = frozenset(selectors.muted_ids(self.table_id, user))
+        self.muted = frozenset(reads.muted_ids(self.table_id, user))
         return True
 
     async def disconnect(self, code: int) -> None:
-        live.socket_closed("table", self.channel_name)
-        live.socket_closed("watch", self.channel_name)
+        server_tasks.socket_closed("table", self.channel_name)
+        server_tasks.socket_closed("watch", self.channel_name)
         if self.sending is not None:
             self.sending.cancel()
         if not hasattr(self, "table_id"):
             return
-        await self.channel_layer.group_discard(
-            services.table_group(self.table_id), self.channel_name
-        )
+        await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
         if self.seat_id is not None:
-            await database_sync_to_async(services.socket_closed)(self.channel_name)
+            await database_sync_to_async(actions.socket_closed)(self.channel_name)
         else:
-            await database_sync_to_async(services.watcher_closed)(self.channel_name)
+            await database_sync_to_async(actions.watcher_closed)(self.channel_name)
 
     # ------------------------------------------------------------------ messages in
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
@@ -351,7 +208,7 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         move_id = data.get("client_move_id")
         try:
             hand_id = self._hand_id(data)
-            await database_sync_to_async(services.submit)(
+            await database_sync_to_async(actions.submit)(
                 hand_id,
                 self.position,
                 data.get("move"),
@@ -373,7 +230,7 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     async def _arrange(self, data: dict[str, Any]) -> None:
         try:
             hand_id = self._hand_id(data)
-            await database_sync_to_async(services.arrange)(
+            await database_sync_to_async(actions.arrange)(
                 hand_id, self.position, data.get("layout"), by=self.scope["user"]
             )
         except GameError as exc:
@@ -383,19 +240,19 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
 
     async def _ready(self) -> None:
         try:
-            await database_sync_to_async(services.ready)(self.table_id, self.scope["user"])
+            await database_sync_to_async(actions.ready)(self.table_id, self.scope["user"])
         except GameError as exc:
             await self._refuse(exc.code, exc.message)
 
     async def _rematch(self) -> None:
         try:
-            await database_sync_to_async(services.rematch)(self.table_id, by=self.scope["user"])
+            await database_sync_to_async(actions.rematch)(self.table_id, by=self.scope["user"])
         except GameError as exc:
             await self._refuse(exc.code, exc.message)
 
     async def _hide(self) -> None:
         try:
-            await database_sync_to_async(services.hide_from_spectators)(
+            await database_sync_to_async(actions.hide_from_spectators)(
                 self.table_id, self.scope["user"]
             )
         except GameError as exc:
@@ -430,14 +287,14 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             if change is None:
                 live, rack, rack_key = await _off_the_move_thread(self._render)(None)
             else:
-                state = await _once(
+                state = await state_cache.once(
                     ("state", self.table_id, change), lambda: self._state_of_change(event or {})
                 )
                 user = self.scope.get("user")
                 policy.check_see(state.table, state.seats, user, self.invite)
                 position = self._position(state)
                 view = (position, self.language, self.invite)
-                live, rack, rack_key = await _once(
+                live, rack, rack_key = await state_cache.once(
                     ("view", self.table_id, change, *view), lambda: self._render_read(state)
                 )
                 if rack is not None and rack_key != self.sent_rack:
@@ -454,64 +311,64 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             live += rack.html()
         await self.send(text_data=live)
 
-    async def _state_of_change(self, event: dict[str, Any]) -> selectors.TableState:
+    async def _state_of_change(self, event: dict[str, Any]) -> reads.TableState:
         """The table after the change ``event`` tells of. A move (``hand.moved`` with its
         ``apply`` part) brings forward the state this process made last for the table (read,
         or brought forward itself; awaited if still being made), when that state is the hand
         at the version before and was read less than ``KEEP_SECONDS`` ago: no read, only the
-        engine's move on a copy (``selectors.state_after_move``). Anything else, or a gap in
+        engine's move on a copy (``reads.state_after_move``). Anything else, or a gap in
         versions (a message lost or coalesced, a process that just started), reads the table.
-        Runs as the ``_once`` task of the change, which is kept as the table's latest."""
+        Runs as the ``state_cache.once`` task of the change, which is kept as the table's latest."""
         made = asyncio.current_task()
-        held = _KEPT.get(self.table_id)
+        held = state_cache.kept(self.table_id)
         if made is not None:
-            _keep(self.table_id, made)
-        apply = event.get("apply") if event.get("type") == "hand.moved" else None
+            state_cache.keep(self.table_id, made)
+        apply = event.get("apply") if event.get("type") == events.HAND_MOVED else None
         state = None
         if isinstance(apply, dict) and held is not None and held is not made:
-            state = await _made_by(held)
+            state = await state_cache.made_by(held)
         if state is not None:
-            state = _with_fresher_seats(state)
+            state = state_cache.with_fresher_seats(state)
             hand, hand_id, version = state.hand, event.get("hand"), event.get("version")
-            young = time.monotonic() - state.read_at < KEEP_SECONDS
+            young = state_cache.young(state)
             if young and hand is not None and hand.pk == hand_id and isinstance(version, int):
                 if hand.version >= version:
                     return state  # read after the move had committed: it has it
                 seat = event.get("seat", -1)
-                after = selectors.state_after_move(state, hand_id, version, seat, apply)
+                after = reads.state_after_move(state, hand_id, version, seat, apply)
                 if after is not None:
                     return after
         return await self._read_state()
 
-    async def _read_state(self) -> selectors.TableState:
+    async def _read_state(self) -> reads.TableState:
         """The table after a change: on the event loop where the server has a pool for it
-        (``games.loop_reads``), else in a pool thread."""
+        (``games.live.loop_reads``), else in a pool thread."""
         state = await loop_reads.table_state(self.table_id)
         if state is None:
-            state = await _off_the_move_thread(selectors.table_state)(self.table_id)
+            state = await _off_the_move_thread(reads.table_state)(self.table_id)
         return state
 
-    async def _render_read(self, state: selectors.TableState) -> tuple[str, Rack | None, Any]:
+    async def _render_read(self, state: reads.TableState) -> tuple[str, Rack | None, Any]:
         """:meth:`_render` of a state already read, here on the event loop: it reads nothing
         (Django would refuse a query here), and a hop to a thread would only add its wait
         for the GIL (up to the 5 ms switch interval while another thread renders)."""
         return self._render(state)
 
-    def _position(self, state: selectors.TableState) -> int | None:
+    def _position(self, state: reads.TableState) -> int | None:
         """The viewer's seat at the table as ``state`` has it (None: a spectator)."""
-        uid = selectors.viewer_id(self.scope.get("user"))
+        uid = reads.viewer_id(self.scope.get("user"))
         return next((s.position for s in state.seats if uid and s.user_id == uid), None)
 
-    def _render(self, state: selectors.TableState | None) -> tuple[str, Rack | None, Any]:
+    def _render(self, state: reads.TableState | None) -> tuple[str, Rack | None, Any]:
         """The live fragment and, for a seat, its rack fragment (rendered when first sent)
         and what the rack holds, from one read of the table (``state``, else read now): the
         rack, and whether it changed, always match the board sent with it."""
         user = self.scope.get("user")
         if state is None:
-            state = selectors.table_state(self.table_id)
+            state = reads.table_state(self.table_id)
         position = self._position(state)
         with translation.override(self.language):
-            context = selectors.table_context(self.table_id, user, self.invite, state=state)
+            context = reads.table_context(self.table_id, user, self.invite, state=state)
             live = render_to_string("games/table.html#live", context)
         rack = Rack(context, self.language) if position is not None else None
         hand, view = context["hand"], context["view"]
@@ -520,10 +377,12 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             rack_key = (hand["id"], tuple(sorted(view["rack"])) if view is not None else ())
         return live, rack, rack_key
 
-    # Group messages from games.services (sent after commit): render the table as it is now.
+    # Group messages from the actions (sent after commit): render the table as it is now.
+    @events.handles(events.HAND_MOVED)
     async def hand_moved(self, event: dict[str, Any]) -> None:
         self._changed(event)
 
+    @events.handles(events.HAND_DEALT)
     async def hand_dealt(self, event: dict[str, Any]) -> None:
         self.sent_rack = None
         self._changed(event)
@@ -534,13 +393,15 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             if html:
                 await self.send(text_data=html)
 
+    @events.handles(events.TABLE_CHANGED)
     async def table_changed(self, event: dict[str, Any]) -> None:
         self._changed(event)
 
+    @events.handles(events.LAYER_RESUMED)
     async def layer_resumed(self, event: dict[str, Any]) -> None:
         """Redis failed and answers again (``okeysite.channel_layers``): the changes published
         meanwhile were lost, so this socket reads the table and sends it as it is now."""
-        self._changed({"type": "table.changed", "table": self.table_id})
+        self._changed(dict(events.table_changed(self.table_id)))
 
     def _changed(self, event: dict[str, Any]) -> None:
         """The table changed: send the table as it is now, once this socket's frame being
@@ -550,7 +411,7 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         that no move can carry forward (anything but a move's message with its ``apply``
         part: a seat, a hidden hand, a new hand) is never merged away: the frame that
         merges it reads the table."""
-        if not (event.get("type") == "hand.moved" and isinstance(event.get("apply"), dict)):
+        if not (event.get("type") == events.HAND_MOVED and isinstance(event.get("apply"), dict)):
             self.read_next = True
         self.latest_change = event
         self.changes += 1
@@ -573,8 +434,9 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
             except Exception:  # a task's error would go unseen: log it, the next change retries
                 log.exception("a frame for table %s failed", self.table_id)
 
+    @events.handles(events.TABLE_WATCHERS)
     async def table_watchers(self, event: dict[str, Any]) -> None:
-        """How many watch now (counted once by the services): a small fragment, no query."""
+        """How many watch now (counted once by the actions): a small fragment, no query."""
         with translation.override(self.language):
             html = render_to_string("games/_watchers.html", {"watching": event["count"]})
         await self.send(text_data=html)
@@ -584,11 +446,11 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     # #table-live), so the board's frames never touch it, and it never changes the hand.
     async def _chat(self, kind: str, data: dict[str, Any]) -> None:
         """``{"type": "chat", "text": ...}`` or ``{"type": "chat", "canned": key}``, and
-        ``{"type": "mute"|"unmute", "user": id}``: through the services, which publish."""
+        ``{"type": "mute"|"unmute", "user": id}``: through the actions, which publish."""
         user = self.scope.get("user")
         try:
             if kind == "chat":
-                await database_sync_to_async(services.send_chat)(
+                await database_sync_to_async(actions.send_chat)(
                     self.table_id,
                     user,
                     text=data.get("text") or "",
@@ -596,13 +458,14 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
                     invite=self.invite,
                 )
             else:
-                change = services.mute_chat if kind == "mute" else services.unmute_chat
+                change = actions.mute_chat if kind == "mute" else actions.unmute_chat
                 await database_sync_to_async(change)(
                     self.table_id, user, data.get("user"), invite=self.invite
                 )
         except GameError as exc:
             await self._refuse(exc.code, exc.message)
 
+    @events.handles(events.CHAT_MESSAGE)
     async def chat_message(self, event: dict[str, Any]) -> None:
         """A new line: appended to #chat-lines, unless this viewer muted its author."""
         author = event.get("user")
@@ -617,16 +480,16 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
         """Was the author muted by this viewer when the message was said? (A mute ends with
         the match it was made in: this socket's set is read again.)"""
         user = self.scope.get("user")
-        self.muted = frozenset(selectors.muted_ids(self.table_id, user))
+        self.muted = frozenset(reads.muted_ids(self.table_id, user))
         said = ChatMessage.objects.filter(pk=message_id).values_list("created_at", flat=True)
         at = said.first()
-        return at is None or author in selectors.muted_ids(self.table_id, user, at)
+        return at is None or author in reads.muted_ids(self.table_id, user, at)
 
     def _chat_line(self, message_id: int) -> str:
         """A line's fragment, rendered once per message and language in this process (a
         line looks the same to every reader of one language)."""
         key = ("chat", message_id, self.language)
-        html = _cached(key)
+        html = state_cache.chat_lines.get(key)
         if html is None:
             message = ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).first()
             if message is None:  # deleted in the meantime
@@ -636,20 +499,22 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
                     "games/_chat_line.html", {"line": chat.line(message), "shared": True}
                 )
             html = f'<ol id="chat-lines" hx-swap-oob="beforeend">{line}</ol>'
-            _remember(key, html)
+            state_cache.chat_lines.put(key, html)
         return html
 
+    @events.handles(events.CHAT_DELETED)
     async def chat_deleted(self, event: dict[str, Any]) -> None:
         """Staff removed a line: it goes from every page (no query)."""
         message_id = int(event["id"])
         for code, _name in settings.LANGUAGES:
-            _forget(("chat", message_id, code))
+            state_cache.chat_lines.forget(("chat", message_id, code))
         await self.send(text_data=f'<li id="chat-line-{message_id}" hx-swap-oob="delete"></li>')
 
+    @events.handles(events.CHAT_MUTED)
     async def chat_muted(self, event: dict[str, Any]) -> None:
         """The viewer (on any of their sockets) muted or unmuted someone: this socket's set
         changes and its list is sent again without (or with) that person's lines."""
-        if event.get("user") != selectors.viewer_id(self.scope.get("user")):
+        if event.get("user") != reads.viewer_id(self.scope.get("user")):
             return
         muted = int(event["muted"])
         self.muted = self.muted | {muted} if event.get("on") else self.muted - {muted}
@@ -660,14 +525,15 @@ class TableConsumer(Guarded, live.QuietSend, AsyncWebsocketConsumer):
     def _chat_lines(self) -> str:
         try:
             with translation.override(self.language):
-                context = selectors.chat_context(self.table_id, self.scope.get("user"), self.invite)
+                context = reads.chat_context(self.table_id, self.scope.get("user"), self.invite)
                 return render_to_string("games/table.html#chat_lines", {"chat": context})
         except (Table.DoesNotExist, NotAllowed):
             return ""
 
+    @events.handles(events.CHAT_CHANGED)
     async def chat_changed(self, event: dict[str, Any]) -> None:
         """Staff turned the table's chat on or off: the input, or the notice (no query)."""
-        signed_in = selectors.viewer_id(self.scope.get("user")) is not None
+        signed_in = reads.viewer_id(self.scope.get("user")) is not None
         enabled = bool(event.get("enabled"))
         with translation.override(self.language):
             context = {

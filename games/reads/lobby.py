@@ -1,45 +1,29 @@
-"""The lobby: the list of open tables, "New table", "Play now", and the pre-match
-seat controls of a table (sit, stand, seat or remove a bot, start).
+"""What the lobby shows: the list of open tables, the players online, "return to your table",
+the variants for "Play now", and a table's pre-match seat controls.
 
-Reading: the ``*_context``/``lobby_*`` functions at the top are the lobby's selectors. They
-hand templates plain dicts, never model rows, and are shared by the HTTP views and the lobby
-socket (``games.consumers.LobbyConsumer``). Writing: every action goes through
-``games.services`` with ``by=request.user``; a refusal (``GameError``/``NotAllowed``) is shown
-with its message and changes nothing.
-"""
+They hand templates plain dicts, never model rows, and are shared by the lobby page
+(``games.pages.lobby``) and the lobby socket (``games.live.lobby_socket``). The list is read in
+one statement (``sql.lobby_list``); its words (statuses, bot levels, options) are looked
+up once per list."""
 
 from __future__ import annotations
 
-import json
 from typing import Any, NamedTuple
 
-from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
-from django.core.signals import setting_changed
 from django.db.models import Prefetch
-from django.dispatch import receiver
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
-from django.middleware.csrf import get_token
-from django.shortcuts import render
-from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import translation
 from django.utils.http import urlencode
-from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext, ngettext
-from django.utils.translation import gettext_lazy as _
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from accounts.models import display_name
-from accounts.views import become_guest
-from games import engine, policy, reads, selectors, services, views
-from games import messages as game_messages
-from games.errors import GameError, NotAllowed
-from games.forms import NewTableForm
+from games import engine, policy
 from games.messages import variant_description, variant_name
 from games.models import Seat, Table, Variant
+from games.reads import sql
+from games.reads.tables import bot_level_name
 
 LOBBY_SIZE = 50
+
 
 # The options the lobby shows for a table, in this order (when the variant has them).
 MAIN_OPTIONS = (
@@ -53,16 +37,10 @@ MAIN_OPTIONS = (
 )
 
 
-def refusal(exc: GameError) -> str:
-    """A refusal in the user's language (``games.messages.REFUSALS``, one table for the site)."""
-    return game_messages.refusal(exc.code, exc.message)
-
-
 def invite_path(table_id: int, token: str) -> str:
     return f"{reverse('table', args=[table_id])}?{urlencode({'invite': token})}"
 
 
-# ----------------------------------------------------------------------------- selectors
 def online_count() -> int:
     """Players online: the distinct signed-in users with a fresh lobby socket
     (``LobbyPresence``) or a fresh seated table socket (``Presence``).
@@ -73,19 +51,19 @@ def online_count() -> int:
     sockets are not recorded, so a signed-in spectator counts only while a lobby is open.
     (Written out in ``games.reads``, which the lobby's list also counts with.)
     """
-    return reads.online_count()
+    return sql.online_count()
 
 
-def lobby_tables(user: Any, listed: reads.LobbyList | None = None) -> list[dict[str, Any]]:
+def lobby_tables(user: Any, listed: sql.LobbyList | None = None) -> list[dict[str, Any]]:
     """The tables the lobby lists to ``user``: open and playing public tables, and the
     private ones that are theirs (they created them, or hold a seat), newest first, with how
     many watch each (fresh spectator sockets, not those of a user seated there, as
-    ``selectors.watching`` counts). Read as plain values, in one statement with the count
-    of players online (``reads.lobby_list``; ``listed``: that read, when made): composed by
+    ``reads.watching`` counts). Read as plain values, in one statement with the count
+    of players online (``sql.lobby_list``; ``listed``: that read, when made): composed by
     the ORM, the three queries it replaces cost more than the rest of the lobby."""
     uid = policy.viewer_id(user)
     if listed is None:
-        listed = reads.lobby_list(uid, policy.LIVE_STATUSES, LOBBY_SIZE)
+        listed = sql.lobby_list(uid, policy.LIVE_STATUSES, LOBBY_SIZE)
     tables = [_TableRow(*row) for row in listed.tables]
     seats = {t.id: [_SeatRow(*row) for row in listed.seats[t.id]] for t in tables}
     words = _Words()
@@ -96,7 +74,7 @@ def lobby_tables(user: Any, listed: reads.LobbyList | None = None) -> list[dict[
 
 
 class _TableRow(NamedTuple):
-    """A table as the lobby's list reads it (plain values, in ``reads.LOBBY_TABLE``'s order)."""
+    """A table as the lobby's list reads it (plain values, in ``sql.LOBBY_TABLE``'s order)."""
 
     id: int
     name: str
@@ -114,7 +92,7 @@ class _TableRow(NamedTuple):
 
 
 class _SeatRow(NamedTuple):
-    """A seat as the lobby's list reads it (plain values, in ``reads.LOBBY_SEAT``'s order:
+    """A seat as the lobby's list reads it (plain values, in ``sql.LOBBY_SEAT``'s order:
     200 seats are no 200 models)."""
 
     table_id: int
@@ -168,7 +146,7 @@ def _lobby_table(t: _TableRow, rows: list[_SeatRow], user: Any, words: _Words) -
     seats = [_listed_seat(s, uid, words) for s in rows]
     own = uid is not None and (t.created_by_id == uid or any(s["mine"] for s in seats))
     private = t.is_private and own
-    # The rows are plain values with the model's attribute names, which is all the policy reads.
+    # The rows are plain values with the model's attribute names, which is all the policy sql.
     host = private and policy.may_manage(t, rows, user)  # type: ignore[arg-type]
     options = [
         {"key": k, "value": t.options[k], "label": words.said(_option_words, k, t.options[k])}
@@ -251,7 +229,7 @@ def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
         "name": display_name(s.user) if s.user else "",
         "user_id": s.user_id,
         "bot_level": s.bot_level,
-        "bot_display": selectors.bot_level_name(s.bot_level) if s.bot_level else "",
+        "bot_display": bot_level_name(s.bot_level) if s.bot_level else "",
         "team": s.team,
         "away": s.away,
         "empty": s.is_empty,
@@ -336,7 +314,7 @@ def variants(rows: list[Variant] | None = None) -> list[dict[str, str]]:
 def lobby_context(user: Any, site_root: str = "") -> dict[str, Any]:
     """What the live part of the lobby shows ``user`` (``lobby_tables.html``); ``site_root``
     (``https://host``) makes the invite links absolute, for copying."""
-    listed = reads.lobby_list(policy.viewer_id(user), policy.LIVE_STATUSES, LOBBY_SIZE)
+    listed = sql.lobby_list(policy.viewer_id(user), policy.LIVE_STATUSES, LOBBY_SIZE)
     tables = lobby_tables(user, listed)
     return {
         "site_root": site_root,
@@ -389,249 +367,3 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "may_rotate": table.is_private and own and manage,
         "bot_levels": [(v, label) for v, label in Seat.Bot.choices if v],
     }
-
-
-# ----------------------------------------------------------------------------- the lobby page
-@require_safe
-def home(request: HttpRequest) -> HttpResponse:
-    context = lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
-    rows = list(Variant.objects.all())  # one read for the Play-now buttons and the form
-    context["variants"] = variants(rows)
-    if request.user.is_authenticated:
-        context["new_table_form"] = new_table_form(request, rows)
-    return render(request, "games/home.html", context)
-
-
-# The "New table" form as the lobby shows it, by language and variants (see new_table_form).
-_FORMS: dict[tuple[Any, ...], str] = {}
-_FORMS_MAX = 32
-_CSRF_MARK = "csrf-token-of-the-request"  # where the request's CSRF token goes
-
-
-def new_table_form(request: HttpRequest, rows: list[Variant]) -> SafeString:
-    """The lobby's "New table" form (``lobby_new_table.html#form``, a fresh form), with the
-    request's CSRF token. Rendering a form's widgets costs more than the rest of the lobby
-    page, and a fresh form is the same for everyone: it is rendered once per process for each
-    language and state of the Variant rows (``rows``: all of them), then only the token
-    changes."""
-    key = (
-        translation.get_language(),
-        tuple((v.pk, v.key, v.name, json.dumps(v.default_options, sort_keys=True)) for v in rows),
-    )
-    html = _FORMS.get(key)
-    if html is None:
-        form = NewTableForm(variant_rows=rows)
-        html = render_to_string(
-            "games/lobby_new_table.html#form", {"form": form, "csrf_token": _CSRF_MARK}
-        )
-        if len(_FORMS) >= _FORMS_MAX:
-            _FORMS.clear()
-        _FORMS[key] = html
-    return mark_safe(html.replace(_CSRF_MARK, get_token(request)))  # noqa: S308 - rendered
-
-
-@receiver(setting_changed, dispatch_uid="games.lobby.forget_forms")
-def _forget_forms(*, setting: str, **kwargs: Any) -> None:
-    """Other catalogues or settings (tests): render the form again."""
-    _FORMS.clear()
-
-
-@require_http_methods(["GET", "POST"])
-def new_table(request: HttpRequest) -> HttpResponse:
-    """GET: the form for a variant (htmx swaps it in when the variant changes). POST: check
-    the options with the engine, open the table and seat its creator, go to the table."""
-    if not request.user.is_authenticated:
-        return redirect_to_login(reverse("lobby"))
-    if request.method == "GET":
-        keep = {k: request.GET[k] for k in ("name",) if k in request.GET}
-        keep["is_private"] = request.GET.get("is_private") in ("on", "true", "1")
-        keep["auto_start"] = request.GET.get("auto_start") in ("on", "true", "1")
-        keep["other_tables"] = request.GET.get("other_tables") in ("on", "true", "1")
-        # The chat is on unless the form (sent again when the variant changes) unticked it.
-        chat_ticked = request.GET.get("chat_enabled") in ("on", "true", "1")
-        keep["chat_enabled"] = chat_ticked or "variant" not in request.GET
-        form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
-        return _form_response(request, form)
-    form = NewTableForm(request.POST)
-    if form.is_valid():
-        try:
-            table = services.open_table(
-                variant=form.variant_key,
-                user=request.user,  # type: ignore[arg-type]
-                name=form.cleaned_data["name"].strip(),
-                options=form.options(),
-                is_private=form.cleaned_data["is_private"],
-                players=form.players(),
-                auto_start=form.cleaned_data["auto_start"],
-                other_tables=form.cleaned_data["other_tables"],
-                chat_enabled=form.cleaned_data["chat_enabled"],
-            )
-        except GameError as exc:
-            form.add_error(None, refusal(exc))
-        else:
-            url = reverse("table", args=[table.pk])
-            if table.is_private:
-                url = invite_path(table.pk, table.invite_token)
-            return _redirect(request, url)
-    return _form_response(request, form)
-
-
-def _form_response(request: HttpRequest, form: NewTableForm) -> HttpResponse:
-    template = "games/lobby_new_table.html"
-    if getattr(request, "htmx", False):
-        template += "#form"
-    return render(request, template, {"form": form})
-
-
-def _redirect(request: HttpRequest, url: str) -> HttpResponse:
-    """A redirect htmx follows as a page load (HX-Redirect), or a plain 302."""
-    if getattr(request, "htmx", False):
-        response = HttpResponse(status=204)
-        response["HX-Redirect"] = url
-        return response
-    return HttpResponseRedirect(url)
-
-
-@require_POST
-def play_now(request: HttpRequest) -> HttpResponse:
-    """One click: a table of the variant with its defaults, three strong bots, the match
-    started; then the table page. An anonymous visitor plays as a new guest."""
-    key = request.POST.get("variant", "")
-    if not Variant.objects.filter(key=key).exists():
-        messages.error(request, _("There is no such variant."))
-        return _redirect(request, reverse("lobby"))
-    refused = become_guest(request)
-    if refused is not None:
-        return refused
-    try:
-        match = services.play_now(request.user, key)  # type: ignore[arg-type]
-    except GameError as exc:
-        messages.error(request, refusal(exc))
-        return _redirect(request, reverse("lobby"))
-    return _redirect(request, reverse("table", args=[match.table_id]))
-
-
-# ----------------------------------------------------------------------------- seat controls
-def _controls(
-    request: HttpRequest, table_id: int, invite: str | None, error: str = ""
-) -> HttpResponse:
-    try:
-        controls = seat_controls(table_id, request.user, invite)
-    except (Table.DoesNotExist, NotAllowed) as exc:
-        raise Http404 from exc
-    controls["error"] = error
-    return render(request, "games/_seat_controls.html", {"controls": controls})
-
-
-@require_safe
-def table_controls(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The pre-match controls fragment (the table page loads it, and reloads it when the
-    table's socket says something changed)."""
-    return _controls(request, table_id, request.GET.get("invite"))
-
-
-def _act(
-    request: HttpRequest, table_id: int, action: Any, *, ends_invite: bool = False
-) -> HttpResponse:
-    """Run one seat action through the services. htmx gets the fresh controls (with the
-    refusal in them, status 200 so that htmx swaps it); a plain form goes back to the table
-    with a message. A table the viewer may not see is no table (404), before any refusal.
-    ``ends_invite``: once the action is done, the invite it came with no longer works (and
-    whoever could do it sees the table without one)."""
-    invite = views.invite_of(request)
-    views.check_table_or_404(request, table_id, invite)
-    error = ""
-    try:
-        action()
-    except GameError as exc:
-        if exc.code == "no_table":  # gone, or no longer to be seen, since the check above
-            raise Http404 from exc
-        error = refusal(exc)
-    if ends_invite and not error:
-        invite = None
-    if getattr(request, "htmx", False):
-        return _controls(request, table_id, invite, error)
-    if error:
-        messages.error(request, error)
-    url = invite_path(table_id, invite) if invite else reverse("table", args=[table_id])
-    return HttpResponseRedirect(url)
-
-
-def _position(request: HttpRequest) -> int | None:
-    """The posted seat; None when none is named (sit: the first free seat). A value that is
-    not a seat number is refused, never read as "any seat"."""
-    raw = request.POST.get("position", "")
-    if raw == "":
-        return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise GameError("bad_seat", f"no seat {raw!r}") from None
-
-
-def _need_position(request: HttpRequest) -> int:
-    position = _position(request)
-    if position is None:
-        raise GameError("bad_seat", "name a seat")
-    return position
-
-
-@require_POST
-def sit(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _act(
-        request,
-        table_id,
-        lambda: services.sit(
-            table_id,
-            request.user,  # type: ignore[arg-type]
-            _position(request),
-            invite=request.POST.get("invite") or None,
-        ),
-    )
-
-
-@require_POST
-def stand(request: HttpRequest, table_id: int) -> HttpResponse:
-    def leave() -> None:
-        if policy.viewer_id(request.user) is None:
-            raise NotAllowed("sign_in", "sign in first")
-        services.stand(table_id, request.user)  # type: ignore[arg-type]
-
-    return _act(request, table_id, leave)
-
-
-@require_POST
-def add_bot(request: HttpRequest, table_id: int) -> HttpResponse:
-    level = request.POST.get("level", "")
-    return _act(
-        request,
-        table_id,
-        lambda: services.add_bot(table_id, _need_position(request), level, by=request.user),
-    )
-
-
-@require_POST
-def remove_bot(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _act(
-        request,
-        table_id,
-        lambda: services.remove_bot(table_id, _need_position(request), by=request.user),
-    )
-
-
-@require_POST
-def start(request: HttpRequest, table_id: int) -> HttpResponse:
-    return _act(request, table_id, lambda: services.start_match(table_id, by=request.user))
-
-
-@require_POST
-def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
-    """The host's "New invite link": the old link stops working (``services.rotate_invite``);
-    the controls (or the table page) show the new one."""
-
-    def rotate() -> None:
-        services.rotate_invite(table_id, by=request.user, invite=views.invite_of(request))
-        if not getattr(request, "htmx", False):
-            messages.success(request, _("A new invite link: the old one no longer works."))
-
-    return _act(request, table_id, rotate, ends_invite=True)

@@ -1,9 +1,8 @@
 """What every socket of the site does with what it cannot read, and with its own failures.
 
-- A message larger than the protocol needs (``MAX_MESSAGE_LENGTH`` characters) is refused
-  unread: the biggest a client sends is a rack's layout (about 30 tile codes) or a chat line
-  of 200 characters, far below it. Daphne's own cap (``manage.py serve`` and the Procfile set
-  it to ``SERVER_MAX_MESSAGE_BYTES``) closes the socket on anything past that.
+- A message larger than the protocol needs (``games.limits.MAX_MESSAGE_LENGTH`` characters)
+  is refused unread. Daphne's own cap (``SERVER_MAX_MESSAGE_BYTES``) closes the socket on
+  anything past that.
 - A message whose handling fails because the database is unreachable (PostgreSQL restarting,
   the connection pool empty) is refused at once in those words ("unavailable"), logged in one
   line: nothing is wrong with the message, and it may be sent again.
@@ -25,13 +24,12 @@ from typing import Any
 
 from django.db import InterfaceError, OperationalError
 
+from games.limits import MAX_MESSAGE_LENGTH
+
 log = logging.getLogger(__name__)
 
 # The database cannot be reached (a lost connection, a restart, no connection from the pool).
 UNREACHABLE = (OperationalError, InterfaceError)
-
-MAX_MESSAGE_LENGTH = 8 * 1024
-SERVER_MAX_MESSAGE_BYTES = 64 * 1024
 
 
 class Guarded:

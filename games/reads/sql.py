@@ -1,5 +1,5 @@
-"""The hottest reads, written out in SQL: the table page's (``games.selectors`` uses them)
-and a move's locked read (``games.services.play``).
+"""The hottest reads, written out in SQL: the table page's (``reads.tables`` uses them)
+and a move's locked read (``actions.moves.play``).
 
 Every table page and every table socket frame reads the table with its seats and the hand it
 shows; the page also counts its watchers and looks for the viewer's chat mutes. Composed by
@@ -131,7 +131,7 @@ def table_and_seats(table_id: int) -> tuple[Table, tuple[Seat, ...]]:
 
 def seats_query(table_id: int, using: str) -> tuple[str, list[Any]]:
     """:func:`table_and_seats`'s statement and parameters (run here, or on the event loop
-    by ``games.loop_reads``)."""
+    by ``games.live.loop_reads``)."""
     return _seats_statement(using).sql, [_fresh_since(connections[using]), table_id]
 
 
@@ -248,7 +248,7 @@ def hand_query(
     table_id: int, players: int, last: int, kind: str, using: str
 ) -> tuple[str, list[Any]]:
     """:func:`latest_hand`'s statement and parameters (run here, or on the event loop by
-    ``games.loop_reads``)."""
+    ``games.live.loop_reads``)."""
     statement = _hand_statement(using, players)
     return statement.sql, [last, kind, table_id] if statement.with_moves else [table_id]
 
@@ -334,13 +334,22 @@ def _layout_converters(using: str) -> tuple[Any, list[Any]]:
     return found
 
 
-def locked_hand(hand_id: int, seat: int) -> tuple[Hand, Seat | None]:
+@dataclass(frozen=True)
+class LockedHand:
+    """A hand locked for a move, with what the move needs read in the same statement."""
+
+    hand: Hand
+    seat: Seat | None  # the moving seat's row; None: the table has no such seat
+    table_id: int
+    move_timer: int  # the table's seconds per move (0: no timer)
+    layout: list[str | None] | None  # the seat's stored rack layout for the hand, if any
+
+
+def locked_hand(hand_id: int, seat: int) -> LockedHand:
     """Lock the hand's row (``SELECT ... FOR UPDATE OF`` the hand only, on PostgreSQL) and
-    read with it, in one statement, the moving ``seat``'s row (None: no such seat), its
-    table's id and move timer, and the seat's stored rack layout for the hand (as
-    ``hand.move_table_id``, ``hand.move_timer`` and ``hand.move_layout``: None where none is
-    stored); for ``services.play``. Raises ``Hand.DoesNotExist``. Must run inside a
-    transaction.
+    read with it, in one statement, the moving ``seat``'s row, its table's id and move timer,
+    and the seat's stored rack layout for the hand; for ``actions.moves.play``. Raises
+    ``Hand.DoesNotExist``. Must run inside a transaction.
 
     Every write to a hand's game state happens under this lock, so moves at one table are
     applied one at a time; the match, table and seat rows joined here are read, not locked,
@@ -355,21 +364,19 @@ def locked_hand(hand_id: int, seat: int) -> tuple[Hand, Seat | None]:
         raise Hand.DoesNotExist(f"no hand {hand_id}")
     hand = hand_cols.make(row, 0)
     at = len(hand_cols) + len(seat_cols)
-    hand.move_table_id, hand.move_timer = row[at], row[at + 1]
     layout = row[at + 2]
     if layout is not None:
         layout = convert(layout, *_layout_converters(using), connections[using])
-    hand.move_layout = layout
-    if row[len(hand_cols)] is None:  # no seat at that position (the LEFT JOIN's NULLs)
-        return hand, None
-    return hand, seat_cols.make(row, len(hand_cols))
+    # No seat at that position: the LEFT JOIN's NULLs.
+    seat_row = None if row[len(hand_cols)] is None else seat_cols.make(row, len(hand_cols))
+    return LockedHand(hand, seat_row, row[at], row[at + 1] or 0, layout)
 
 
 # ----------------------------------------------------------------------------- the page
 @dataclass(frozen=True)
 class PageCounts:
     """What the table page reads beside the board: how many watch (as
-    ``selectors.watching``), whether the viewer has ever muted anyone at the table, and the
+    ``reads.watching``), whether the viewer has ever muted anyone at the table, and the
     ids of the table's two latest matches (newest first), for the chat window."""
 
     watching: int
@@ -424,11 +431,11 @@ def page_counts(table_id: int, user_id: int | None) -> PageCounts:
 # ----------------------------------------------------------------------------- the lobby
 @dataclass(frozen=True)
 class LobbyList:
-    """What the lobby's live part reads (``games.lobby.lobby_context``), in one statement.
+    """What the lobby's live part reads (``reads.lobby_context``), in one statement.
 
     ``tables``: the listed tables, newest first, as tuples of ``LOBBY_TABLE`` values;
     ``seats``: each listed table's seats by position, as tuples of ``LOBBY_SEAT`` values;
-    ``watching``: how many watch each listed table (as ``selectors.watching`` counts);
+    ``watching``: how many watch each listed table (as ``reads.watching`` counts);
     ``online``: the players online (as ``online_count``)."""
 
     tables: list[tuple[Any, ...]]
@@ -437,7 +444,7 @@ class LobbyList:
     online: int
 
 
-# The values of a listed table and of a seat, in order (``games.lobby`` names them).
+# The values of a listed table and of a seat, in order (``reads.lobby`` names them).
 LOBBY_TABLE = (
     (Table, "id"),
     (Table, "name"),
@@ -580,7 +587,7 @@ def lobby_list(user_id: int | None, statuses: tuple[str, str], limit: int) -> Lo
 
 
 def online_count() -> int:
-    """The players online (``games.lobby.online_count``)."""
+    """The players online (``reads.online_count``)."""
     using = router.db_for_read(Presence)
     connection = connections[using]
     since = _fresh_since(connection)

@@ -1,4 +1,4 @@
-"""A player's match history and a match's page: selectors and views.
+"""A player's match history and a match's page: its reads and views.
 
 - ``/players/<username>/history/`` (``player_history``): every match the player held a seat in
   (a ``Participant`` of one of its hands), newest first, 20 a page, filtered by variant, by the
@@ -37,7 +37,7 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import display_name
 from games import engine, messages, policy
 from games.models import Hand, Match, Participant, Seat, Table, Variant
-from games.selectors import holder_name
+from games.reads import holder_name
 
 PER_PAGE = 20
 

@@ -6,10 +6,10 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from games import messages, policy, reads, selectors, services
+from games import actions, messages, policy, reads
 from games.errors import GameError, NotAllowed
+from games.limits import MAX_MESSAGE_LENGTH
 from games.models import Seat, Table
-from games.socket_guard import MAX_MESSAGE_LENGTH
 
 
 def invite_of(request: HttpRequest) -> str | None:
@@ -34,25 +34,25 @@ def check_table_or_404(request: HttpRequest, table_id: int, invite: str | None) 
 def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     invite = request.GET.get("invite")
     try:
-        # One read of the table (selectors.table_state) for the board and the chat panel.
-        state = selectors.table_state(table_id)
-        context = selectors.table_context(table_id, request.user, invite, state=state)
+        # One read of the table (reads.table_state) for the board and the chat panel.
+        state = reads.table_state(table_id)
+        context = reads.table_context(table_id, request.user, invite, state=state)
     except (Table.DoesNotExist, NotAllowed) as exc:
         # A private table without its invite looks like no table at all.
         raise Http404 from exc
     # Beside the board, in one query: how many watch (on the page only, outside the live
     # fragments, so that no socket counts on every move: the sockets update it from the count
-    # the services publish), and what the chat panel needs to know first.
-    counts = reads.page_counts(table_id, selectors.viewer_id(request.user))
+    # the actions publish), and what the chat panel needs to know first.
+    counts = reads.page_counts(table_id, reads.viewer_id(request.user))
     context["watching"] = counts.watching
     # The chat panel (outside the live fragments: the board's frames never re-render it).
-    context["chat"] = selectors.chat_context(
+    context["chat"] = reads.chat_context(
         table_id, request.user, invite, table=state.table, seats=state.seats, counts=counts
     )
     return render(request, "games/table.html", context)
 
 
-# A payload larger than a socket message may be (games.socket_guard) is refused unread.
+# A payload larger than a socket message may be (games.live.socket_guard) is refused unread.
 _TOO_BIG = object()
 
 
@@ -91,16 +91,16 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
         if seat is None or not request.user.is_authenticated:
             raise GameError("not_your_seat", "you have no seat at this table")
         if data.get("type") == "ready":
-            services.ready(table_id, request.user)  # type: ignore[arg-type]
+            actions.ready(table_id, request.user)  # type: ignore[arg-type]
         elif data.get("type") == "rematch":
-            services.rematch(table_id, by=request.user)
+            actions.rematch(table_id, by=request.user)
         elif data.get("type") == "hide":
-            services.hide_from_spectators(table_id, request.user)
+            actions.hide_from_spectators(table_id, request.user)
         elif data.get("type") == "move":
             hand = data.get("hand")
             if isinstance(hand, bool) or not isinstance(hand, int):
                 raise GameError("bad_move", "say which hand the move is for")
-            services.submit(
+            actions.submit(
                 hand,
                 seat.position,
                 data.get("move"),  # type: ignore[arg-type]
@@ -117,7 +117,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
             request=request,
         )
         return HttpResponse(html, status=200 if exc.code != "not_your_seat" else 403)
-    context = selectors.table_context(table_id, request.user)
+    context = reads.table_context(table_id, request.user)
     html = render_to_string("games/table.html#live", context, request=request)
     html += render_to_string("games/table.html#rack", context, request=request)
     return HttpResponse(html)
@@ -127,7 +127,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
 def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     """The socket's chat messages over plain HTTP (a client without an open socket): JSON in
     the ``payload`` field (``{"type": "chat", "text"|"canned"}``, ``{"type": "mute"|"unmute",
-    "user": id}``), or the form fields ``text`` / ``canned``. The same services as the socket;
+    "user": id}``), or the form fields ``text`` / ``canned``. The same actions as the socket;
     answers with the viewer's chat list, or with the refusal (and nothing changes)."""
     invite = invite_of(request)
     check_table_or_404(request, table_id, invite)
@@ -146,7 +146,7 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
             raise GameError("bad_chat", "the payload is a JSON object with a 'type'")
         kind = data.get("type")
         if kind == "chat":
-            services.send_chat(
+            actions.send_chat(
                 table_id,
                 request.user,
                 text=data.get("text") or "",
@@ -154,7 +154,7 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
                 invite=invite,
             )
         elif kind in ("mute", "unmute"):
-            change = services.mute_chat if kind == "mute" else services.unmute_chat
+            change = actions.mute_chat if kind == "mute" else actions.unmute_chat
             change(table_id, request.user, data.get("user"), invite=invite)
         else:
             raise GameError("bad_chat", "the payload's type is chat, mute or unmute")
@@ -167,6 +167,6 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
             request=request,
         )
         return HttpResponse(html, status=403 if isinstance(exc, NotAllowed) else 200)
-    context = selectors.chat_context(table_id, request.user, invite)
+    context = reads.chat_context(table_id, request.user, invite)
     html = render_to_string("games/table.html#chat_lines", {"chat": context}, request=request)
     return HttpResponse(html)

@@ -11,7 +11,7 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from games.engine.variants import OPTIONS, PLAYERS, VARIANTS, Choice, is_open_variant
+from games.engine.variants import OPTIONS, PLAYERS, VARIANTS, Choice, has_pairs, is_open_variant
 
 NAMES = {
     "classic": pgettext_lazy("variant name", "Classic Okey"),
@@ -141,6 +141,7 @@ def rules(request: HttpRequest, variant: str) -> HttpResponse:
         "players_max": max(players),
         "options": option_rows(variant),
         "open_variant": is_open_variant(variant),
+        "has_pairs": has_pairs(variant),
         "rules_template": f"games/rules/{variant}.html",
     }
     return render(request, "games/rules.html", context)

@@ -22,8 +22,8 @@ from accounts.models import Profile, display_name
 from games import policy
 from games.messages import variant_name
 from games.models import Match, Participant, Seat
-from games.selectors import holder_name
-from games.stats import player_stats
+from games.reads import holder_name
+from games.reads.stats import player_stats
 
 RECENT_MATCHES = 20
 
@@ -119,7 +119,7 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
         "owner": owner,
         "form": form,
         "matches": recent_matches(person, request.user),
-        # Statistics per variant (finished hands only: games.stats).
+        # Statistics per variant (finished hands only: games.reads.stats).
         "stats": player_stats(person),
     }
     return render(request, "games/profile.html", context)

@@ -29,6 +29,12 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections
 
+from games import actions, reads
+from games.actions import broadcast, events
+from games.clock import tick
+from games.live import loop_reads
+from games.models import Presence
+
 log = logging.getLogger(__name__)
 
 try:  # daphne's WebSocket transport (autobahn) refuses a frame once its client has gone
@@ -107,21 +113,18 @@ def _in_thread(fn: Any) -> Any:
 def _beat(
     tables: list[str], lobbies: list[str], watchers: list[str], online_before: int | None
 ) -> int | None:
-    from games import lobby, services
 
-    services.sockets_alive(tables, lobbies, watchers)
+    actions.sockets_alive(tables, lobbies, watchers)
     if not lobbies:
         return None  # no lobby here to tell; the processes with lobby sockets keep count
-    online = lobby.online_count()
+    online = reads.online_count()
     if online_before is not None and online != online_before:
         # Someone's sockets went stale (their server died): the lobbies' count is out of date.
-        services.publish_lobby_changed()
+        events.to_lobby()
     return online
 
 
 async def _heartbeat() -> None:
-    from games.models import Presence
-
     beat = _in_thread(_beat)
     online: int | None = None
     while True:
@@ -135,8 +138,6 @@ async def _heartbeat() -> None:
 
 
 def _pass() -> int:
-    from games.clock import tick
-
     return tick(bot_delay=settings.BOT_DELAY_SECONDS, grace_seconds=settings.AWAY_GRACE_SECONDS)
 
 
@@ -154,14 +155,13 @@ async def _clock() -> None:
 
 class ServerTasks:
     """ASGI middleware: starts the process's background tasks with its first connection,
-    and opens its pool for reads on the event loop (``games.loop_reads``)."""
+    and opens its pool for reads on the event loop (``games.live.loop_reads``)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         _start()
-        from games import broadcast, loop_reads
 
         loop_reads.start()  # the server's own pool for the sockets' reads (PostgreSQL)
         if settings.BROADCAST_ON_SERVER_LOOP:

@@ -1,6 +1,6 @@
 """A table socket's read after a change, on the server's event loop (PostgreSQL).
 
-Every frame after a move starts with one read of the table (``selectors.table_state``: two
+Every frame after a move starts with one read of the table (``reads.table_state``: two
 statements). Run through ``database_sync_to_async`` it waits in a pool thread for the GIL at
 every hand-over while the event loop renders other frames: 1.2 ms alone takes 2–3.5 ms under
 load, the largest part of a push after the transport (docs/PERFORMANCE.md). Here the same two
@@ -9,7 +9,7 @@ psycopg connection, on the loop itself: the loop awaits the database and does ot
 meanwhile, and no thread hands over.
 
 The connections come from a small pool per server process (``DB_LOOP_POOL_MAX``), opened on
-the server's loop with its first connection (``games.live.ServerTasks``) and made like
+the server's loop with its first connection (``games.live.server_tasks.ServerTasks``) and made like
 Django's own: the same parameters, the same type loaders (JSON as text for the fields'
 converters, timestamps in the connection's time zone), the same session time zone and role,
 autocommit. Both statements go to the server in one round trip (pipeline mode). Anywhere
@@ -26,6 +26,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections, router
+
+from games import reads
+from games.models import Seat
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +49,6 @@ def enabled() -> bool:
 
 
 def _using() -> str:
-    from games.models import Seat
-
     return router.db_for_read(Seat)
 
 
@@ -165,7 +166,6 @@ async def table_and_seats(table_id: int) -> Any:
     pool = _ready()
     if pool is None:
         return None
-    from games import reads
 
     using = _using()
     sql, params = reads.seats_query(table_id, using)
@@ -181,20 +181,17 @@ async def table_and_seats(table_id: int) -> Any:
 
 
 async def table_state(table_id: int) -> Any:
-    """``selectors.table_state(table_id)``, read on the event loop; None where it cannot be
+    """``reads.table_state(table_id)``, read on the event loop; None where it cannot be
     (no pool here, no such table or no hand at it, a failed read): read it in a thread."""
     pool = _ready()
     if pool is None:
         return None
-    from games import reads, selectors
 
     using = _using()
     seats_sql, seats_params = reads.seats_query(table_id, using)
     # The hand's statement for the most seats a table has: a seat past the table's has no
     # layout, as the thread's read leaves it out. So both statements go in one round trip.
-    hand_sql, hand_params = reads.hand_query(
-        table_id, MAX_PLAYERS, selectors.LOG_MOVES, "open", using
-    )
+    hand_sql, hand_params = reads.hand_query(table_id, MAX_PLAYERS, reads.LOG_MOVES, "open", using)
     try:
         async with pool.connection() as connection:
             seats_cursor, hand_cursor = connection.cursor(), connection.cursor()
@@ -212,4 +209,4 @@ async def table_state(table_id: int) -> Any:
     hand, layouts, moves = reads.latest_hand_of(row, MAX_PLAYERS, using)
     if hand is None or moves is None:
         return None  # no hand yet (the table's match is read instead), or no moves column
-    return selectors.state_of_hand(table, seats, hand, layouts, moves)
+    return reads.state_of_hand(table, seats, hand, layouts, moves)
