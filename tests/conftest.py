@@ -153,8 +153,8 @@ def _broadcast_from_a_thread(settings: Any) -> None:
     """Messages after commit go out from the publishing thread, as in a worker: a test's event
     loop closes with the test, and a send or a pop of the Redis layer still running on it
     (the client can swallow their cancellation) would keep it from closing. The daphne
-    processes of the live-server tests publish on their loops; tests/test_broadcast.py tests
-    it on a loop of its own."""
+    processes of the live-server tests publish on their loops; tests/actions/test_broadcast.py
+    tests it on a loop of its own."""
     settings.BROADCAST_ON_SERVER_LOOP = False
 
 

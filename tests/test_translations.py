@@ -22,7 +22,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
-from tests.tables.helpers import seed_of, user_table
+from tests.play import seed_of, user_table
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
@@ -278,7 +278,7 @@ async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language
     asker's language."""
     from channels.db import database_sync_to_async
 
-    from tests.tables.test_table_socket import cookie_for, drain, socket
+    from tests.sockets import cookie_for, drain, socket
 
     def setup() -> tuple[int, list[Any], list[str], Any]:
         table, users = user_table("duz")

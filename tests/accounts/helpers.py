@@ -9,8 +9,8 @@ from django.utils import timezone
 
 from games import actions
 from games.models import Match, Table
-from tests.tables.helpers import seed_of
-from tests.tables.test_lobby import form_values, parse  # noqa: F401  (re-exported)
+from tests.markup import form_values, parse  # noqa: F401  (re-exported)
+from tests.play import seed_of
 
 
 def signed_in(user: Any, **kwargs: Any) -> Client:

@@ -153,7 +153,7 @@ def served_behind_a_proxy(transactional_db: None, tmp_path: Path) -> Any:
     database."""
     from django.db import connection
 
-    from tests.test_serve import free_ports, serve_env
+    from tests.live_daphne import free_ports, serve_env
 
     port = free_ports(1)
     log_path = tmp_path / "serve.log"

@@ -17,8 +17,7 @@ from accounts.models import Profile
 from games.live import table_socket
 from games.live.lobby_socket import LobbyConsumer
 from games.live.table_socket import language_of
-from tests.tables.test_lobby import lobby_sockets
-from tests.tables.test_table_socket import cookie_for
+from tests.sockets import cookie_for, lobby_sockets
 from tests.users import PASSWORD, make_user
 
 from .helpers import signed_in

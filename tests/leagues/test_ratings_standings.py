@@ -22,7 +22,7 @@ from games.models import Match
 from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
 from tests.leagues.helpers import BOT, finished_match, season, table, users
-from tests.tables.helpers import play_match_with_bots, seed_of
+from tests.play import play_match_with_bots, seed_of
 from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
