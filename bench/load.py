@@ -718,7 +718,10 @@ async def floor(
         got = run.bare_received.get(i, [])
         latencies += [t - at for t in got]
         missing += per_table[table] - len(got)
-    await layer.close_pools()
+    if hasattr(layer, "close_pools"):
+        await layer.close_pools()
+    else:  # the pub/sub layer: flush unsubscribes and closes its connections
+        await layer.flush()
     return {
         "published": count,
         "rate": rate,

@@ -282,7 +282,7 @@ AWAY_GRACE_SECONDS = env.int("AWAY_GRACE_SECONDS", default=20)
 
 # Content-Security-Policy ------------------------------------------------------------------
 # Scripts, styles, images and sockets only from this site: no inline script, style attribute or
-# <style> element, no eval (the templates and fragments have none; tests/test_csp.py checks
+# <style> element, no eval (the templates and fragments have none; tests/pages/test_csp.py checks
 # every page and socket frame), so markup that slips into a page cannot run or restyle it.
 # connect-src 'self' covers the site's own ws:/wss: sockets (CSP Level 3); a bare ws: or
 # wss: would allow any host. img-src data: for the empty favicon (base.html).

@@ -16,6 +16,7 @@ import pytest
 
 from tests import workers
 from tests.live_daphne import DaphneServer, fail_or_skip
+from tests.pytest_env import FAST_PASSWORD_HASHERS
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -62,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     workers.isolate(settings)
     workers.forget_earlier_runs(settings)
+    settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
 
 
 # ------------------------------------------------------------------------------- cache

@@ -8,7 +8,7 @@ models: 4 ms of query building for 1 ms on the database; docs/PERFORMANCE.md, th
 and the lobby), so they are written out here: built once per process and database from the
 models' own tables and columns, and their rows made into model instances with the fields' own
 converters, as the ORM would. They read exactly what the ORM queries they stand for read
-(``tests/tables`` run them on SQLite and on PostgreSQL).
+(``tests/reads`` run them on SQLite and on PostgreSQL).
 """
 
 from __future__ import annotations
