@@ -1,10 +1,20 @@
 """Bot strength and speed on duplicate deals.
 
-Each deal is played four times with the seats rotated, so every level sits in every seat on
-the same tiles and luck cancels. Prints, per variant and match-up, the hero's win share and mean
-hand score with 95% confidence intervals, and the median and p99 time of one decision.
+Each deal is played four times with the seats rotated, so the hero sits in every seat on the
+same tiles and luck cancels. Prints, per variant and pairing, the hero's win share and mean hand
+score with 95% confidence intervals (the field's mean score beside it), and the median and p99
+time of one of the hero's decisions.
 
     python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17]
+                         [--pairings expert-greedy,expert-strong] [--budget-ms 80]
+                         [--processes N] [--selfplay N]
+
+Pairings are ``hero-field``: the hero in one seat, three of the field in the others. The
+default is every pairing of ``PAIRINGS``. With ``--processes`` above 1 the deals are shared
+among worker processes; the decision times are then measured with the workers side by side
+(on a machine with fewer free cores than workers, they include the wait for a core).
+``--selfplay N`` instead times N hands per variant with four experts at the table, one process,
+at full speed (no pause between moves): seconds per hand, median and slowest.
 """
 
 from __future__ import annotations
@@ -15,25 +25,30 @@ import random
 import statistics
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engine import Hand, deal  # noqa: E402
 from games.engine.bots import choose_moves  # noqa: E402
+from games.engine.expert import DEFAULT_BUDGET_MS  # noqa: E402
 
-MATCHUPS = [("greedy", "random"), ("strong", "greedy")]
+PAIRINGS = ["greedy-random", "strong-greedy", "expert-greedy", "expert-strong"]
 
 
-def play_hand(variant: str, seed: str, levels: list[str], times: list[float]) -> Hand:
+def play_hand(
+    variant: str, seed: str, levels: list[str], hero: int, times: list[float], budget_ms: float
+) -> Hand:
     rng = random.Random(seed)
     hand = Hand.from_deal(variant, deal(seed))
     while not hand.over:
         seat = hand.turn
         view = hand.view(seat)
         start = time.perf_counter()
-        moves = choose_moves(view, levels[seat], rng)
-        times.append(time.perf_counter() - start)
+        moves = choose_moves(view, levels[seat], rng, budget_ms)
+        if seat == hero:
+            times.append(time.perf_counter() - start)
         for move in moves:
             if hand.play(seat, move).ok:
                 break
@@ -50,61 +65,108 @@ def interval(xs: list[float]) -> tuple[float, float]:
     return mean, 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
 
 
-def run(variant: str, hero: str, field: str, deals: int) -> dict[str, object]:
-    wins: list[float] = []
-    hero_scores: list[float] = []
-    field_scores: list[float] = []
-    finished = 0
+def deal_seed(variant: str, d: int) -> str:
+    return f"{random.Random(f'{variant}-{d}').getrandbits(256):064x}"
+
+
+def play_deal(
+    task: tuple[str, str, str, int, float],
+) -> tuple[list[tuple[float, float, float, bool]], list[float]]:
+    """One deal, four rotations: (won, hero score, field score, finished) per hand, and the
+    hero's decision times."""
+    variant, hero, field, d, budget_ms = task
+    seed = deal_seed(variant, d)
+    out = []
     times: list[float] = []
-    for d in range(deals):
-        seed = f"{random.Random(f'{variant}-{d}').getrandbits(256):064x}"
-        for hero_seat in range(4):
-            levels = [field] * 4
-            levels[hero_seat] = hero
-            hand = play_hand(variant, seed, levels, times)
-            finisher = hand.result.get("finisher")
-            finished += finisher is not None
-            wins.append(1.0 if finisher == hero_seat else 0.0)
-            scores = hand.result["hand_scores"]
-            hero_scores.append(scores[hero_seat])
-            field_scores.append(statistics.fmean(s for i, s in enumerate(scores) if i != hero_seat))
+    for hero_seat in range(4):
+        levels = [field] * 4
+        levels[hero_seat] = hero
+        hand = play_hand(variant, seed, levels, hero_seat, times, budget_ms)
+        finisher = hand.result.get("finisher")
+        scores = hand.result["hand_scores"]
+        field_score = statistics.fmean(s for i, s in enumerate(scores) if i != hero_seat)
+        out.append(
+            (
+                1.0 if finisher == hero_seat else 0.0,
+                float(scores[hero_seat]),
+                field_score,
+                finisher is not None,
+            )
+        )
+    return out, times
+
+
+def run(
+    variant: str, hero: str, field: str, deals: int, budget_ms: float, pool: ProcessPoolExecutor
+) -> dict[str, object]:
+    tasks = [(variant, hero, field, d, budget_ms) for d in range(deals)]
+    rows: list[tuple[float, float, float, bool]] = []
+    times: list[float] = []
+    for got, t in pool.map(play_deal, tasks):
+        rows += got
+        times += t
     times.sort()
     return {
-        "variant": variant,
-        "hero": hero,
-        "field": field,
-        "hands": len(wins),
-        "finished": finished,
-        "win": interval(wins),
-        "hero_score": interval(hero_scores),
-        "field_score": interval(field_scores),
+        "hands": len(rows),
+        "finished": sum(1 for r in rows if r[3]),
+        "win": interval([r[0] for r in rows]),
+        "hero_score": interval([r[1] for r in rows]),
+        "field_score": interval([r[2] for r in rows]),
         "median_ms": statistics.median(times) * 1000,
-        "p99_ms": times[int(len(times) * 0.99)] * 1000,
+        "p99_ms": times[min(len(times) - 1, int(len(times) * 0.99))] * 1000,
     }
+
+
+def selfplay(variants: list[str], hands: int, budget_ms: float) -> None:
+    print(f"four experts at full speed, budget {budget_ms:g} ms a decision: seconds per hand")
+    for variant in variants:
+        took = []
+        for d in range(hands):
+            start = time.perf_counter()
+            play_hand(variant, deal_seed(variant, 1000 + d), ["expert"] * 4, -1, [], budget_ms)
+            took.append(time.perf_counter() - start)
+        took.sort()
+        print(
+            f"{variant:8} {hands} hands: median {statistics.median(took):5.2f} s, "
+            f"slowest {took[-1]:5.2f} s",
+            flush=True,
+        )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--variants", default="classic,duz,okey51,gobek17")
+    parser.add_argument("--pairings", default=",".join(PAIRINGS), help="hero-field, ...")
+    parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
+    parser.add_argument("--processes", type=int, default=1)
+    parser.add_argument("--selfplay", type=int, default=0, help="hands of four experts to time")
     args = parser.parse_args()
-    print(f"duplicate deals: {args.deals} per match-up and variant, 4 rotations each")
+    if args.selfplay:
+        selfplay(args.variants.split(","), args.selfplay, args.budget_ms)
+        return
+    pairings = [tuple(p.split("-")) for p in args.pairings.split(",")]
+    print(f"duplicate deals: {args.deals} per pairing and variant, 4 rotations each")
+    print(f"expert budget {args.budget_ms:g} ms a decision; {args.processes} process(es)")
     print("win share: hero's share of all hands (a fair share is 25%); scores: mean per hand")
     print("(classic: change to the running score, higher is better; others: penalty points)")
-    header = "variant  hero vs field      hands  win share        hero score        field score"
-    print(header + "       decision ms (median / p99)")
-    for variant in args.variants.split(","):
-        for hero, field in MATCHUPS:
-            r = run(variant, hero, field, args.deals)
-            w, wh = r["win"]  # type: ignore[misc]
-            hs, hh = r["hero_score"]  # type: ignore[misc]
-            fs, fh = r["field_score"]  # type: ignore[misc]
-            print(
-                f"{variant:8} {hero:6} vs {field:6}  {r['hands']:5}  "
-                f"{100 * w:5.1f}% ± {100 * wh:4.1f}   {hs:8.1f} ± {hh:6.1f}   "
-                f"{fs:8.1f} ± {fh:6.1f}   {r['median_ms']:6.2f} / {r['p99_ms']:7.2f}",
-                flush=True,
-            )
+    header = (
+        "variant  hero vs field      hands  fin  win share        hero score        field score"
+    )
+    print(header + "       hero decision ms (median / p99)")
+    with ProcessPoolExecutor(max_workers=max(1, args.processes)) as pool:
+        for variant in args.variants.split(","):
+            for hero, field in pairings:
+                r = run(variant, hero, field, args.deals, args.budget_ms, pool)
+                w, wh = r["win"]  # type: ignore[misc]
+                hs, hh = r["hero_score"]  # type: ignore[misc]
+                fs, fh = r["field_score"]  # type: ignore[misc]
+                print(
+                    f"{variant:8} {hero:6} vs {field:6}  {r['hands']:5} {r['finished']:4}  "
+                    f"{100 * w:5.1f}% ± {100 * wh:4.1f}   {hs:8.1f} ± {hh:6.1f}   "
+                    f"{fs:8.1f} ± {fh:6.1f}   {r['median_ms']:6.2f} / {r['p99_ms']:7.2f}",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":

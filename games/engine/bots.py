@@ -9,6 +9,9 @@
   tiles it has not seen, the way mahjong engines count shanten and useful draws; in open variants
   it feeds and steals only to hurt rivals, never its partner, and avoids handing the next seat
   a tile it just showed it wants.
+- ``expert``: determinized search over the tiles it cannot see (:mod:`.expert`): it samples the
+  other racks and the pile consistently with its view and weighs each move in those worlds with
+  the solver, within a time budget per decision (``budget_ms``).
 
 :func:`choose_moves` returns moves in order of preference; the caller tries them in turn (the
 engine is the judge) — the last ones (a discard, or giving a taken tile back) are always legal.
@@ -23,20 +26,29 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import solver
+from .expert import DEFAULT_BUDGET_MS, expert_moves
 from .selfplay import candidate_moves, pairs_in, table_melds
 from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of, parse_tile
 from .variants import DUZ, GOBEK17, OKEY51, is_open_variant, team_of
 
-LEVELS = ("random", "greedy", "strong")
+LEVELS = ("random", "greedy", "strong", "expert")
 Move = dict[str, Any]
 View = Mapping[str, Any]
 
 
-def choose_moves(view: View, level: str, rng: random.Random | None = None) -> list[Move]:
-    """Moves for the seat on turn in ``view``, best first."""
+def choose_moves(
+    view: View,
+    level: str,
+    rng: random.Random | None = None,
+    budget_ms: float | None = DEFAULT_BUDGET_MS,
+) -> list[Move]:
+    """Moves for the seat on turn in ``view``, best first. ``budget_ms`` is the expert's
+    thinking time per decision (the other levels do not search)."""
     rng = rng or random.Random()
     if level not in LEVELS:
         raise ValueError(f"unknown bot level {level!r}")
+    if level == "expert":
+        return expert_moves(view, rng, budget_ms)
     moves = candidate_moves(view)
     if not moves:
         return []
@@ -53,6 +65,7 @@ def play_turn(
     level: str,
     rng: random.Random | None = None,
     limit: int = 60,
+    budget_ms: float | None = DEFAULT_BUDGET_MS,
 ) -> list[Move]:
     """Play the seat's whole turn: ask for its view, try moves best first, until the turn ends."""
     rng = rng or random.Random()
@@ -62,7 +75,7 @@ def play_turn(
     for _ in range(limit):
         if view["result"]["over"] or view["turn"] != seat:
             return played
-        for move in choose_moves(view, level, rng):
+        for move in choose_moves(view, level, rng, budget_ms):
             if play(move):
                 played.append(move)
                 break

@@ -111,6 +111,7 @@ PUBLIC_KEYS = (
     "over",
     "phase",
     "revealed",
+    "took",
 )
 
 # What Hand.view(seat) adds for its own seat on top of the public view.
@@ -180,6 +181,9 @@ class Hand:
         self.racks: list[list[int]] = []
         self.pile: list[int] = []
         self.discards: list[list[int]] = []
+        # Per seat, the discards it took from the side this hand, in order (everyone at the table
+        # sees a take). A stored state from before this field has none: it starts empty.
+        self.took: list[list[int]] = []
         self.last_discard: int | None = None  # seat whose latest discard may be taken now
         self.turn = 0
         self.turn_index = 0
@@ -240,6 +244,7 @@ class Hand:
             h.racks[(starter + k) % h.players] = list(r)
         h.pile = list(pile)
         h.discards = [[] for _ in racks]
+        h.took = [[] for _ in racks]
         h.turn = starter
         h.acted = [False] * h.players
         h.opened = [None] * h.players
@@ -465,6 +470,9 @@ class Hand:
             raise MoveError("no_discard_to_take", "the previous seat has no discard to take")
         t = self.discards[thrower].pop()
         self.racks[seat].append(t)
+        if len(self.took) != self.players:
+            self.took = [[] for _ in range(self.players)]
+        self.took[seat].append(t)
         self.acted[seat] = True
         self.has_tile = True
         self.last_discard = None
@@ -489,6 +497,10 @@ class Hand:
         t, thrower = self.taken["tile"], self.taken["from"]
         self.racks[seat].remove(t)
         self.discards[thrower].append(t)
+        # As if the take never happened: it leaves the seat's takes too.
+        if len(self.took) == self.players and t in self.took[seat]:
+            took = self.took[seat]
+            del took[len(took) - 1 - took[::-1].index(t)]
         events: list[Event] = [
             {"type": "give_back", "seat": seat, "tile": format_tile(t), "to": thrower}
         ]
@@ -959,7 +971,21 @@ class Hand:
             "phase": "over" if self.over else ("discard" if self.has_tile else "draw"),
             # Every rack is shown once the hand is over, never before.
             "revealed": [[format_tile(t) for t in r] for r in self.racks] if self.over else None,
+            # What each seat took from the side, as everyone saw it; a taken tile still waiting
+            # to reach the table is left out, as the public view never names it.
+            "took": self.public_took(),
         }
+
+    def public_took(self) -> list[list[str]]:
+        """Per seat, the discards it took from the side this hand, oldest first, without a
+        taken tile that still waits to go on the table or back."""
+        out = []
+        for seat in range(self.players):
+            took = list(self.took[seat]) if len(self.took) == self.players else []
+            if self.taken and not self.taken["used"] and seat == self.turn and took:
+                took.pop()
+            out.append([format_tile(t) for t in took])
+        return out
 
     def view(self, seat: int) -> dict[str, Any]:
         """Exactly what ``seat`` may know: :meth:`public_view` plus :data:`PRIVATE_KEYS`, its own
@@ -1001,6 +1027,7 @@ class Hand:
             "racks": [list(r) for r in self.racks],
             "pile": list(self.pile),
             "discards": [list(d) for d in self.discards],
+            "took": [list(t) for t in self.took],
             "last_discard": self.last_discard,
             "turn": self.turn,
             "turn_index": self.turn_index,

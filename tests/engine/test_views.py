@@ -52,6 +52,7 @@ PUBLIC = {
     "over",
     "phase",
     "revealed",
+    "took",
 }
 PRIVATE = {"seat", "has_tile", "must_draw", "taken", "rack", "can_take", "acted"}
 # The keys view(seat) returned before public_view existed: other code reads them.
