@@ -29,27 +29,36 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import actions, policy
-from games.engine.bots import choose_moves
+from games.engine.bots import DEFAULT_BUDGET_MS, choose_moves
 from games.models import Hand, Match, Seat
 
 log = logging.getLogger(__name__)
 
 # Hands handled in one pass, oldest change first, so that no table starves.
 BATCH = 200
+# The bot levels that search for their move (and spend their time budget doing it).
+SEARCHING_LEVELS = (Seat.Bot.EXPERT,)
 
 
-def due_hands(now: Any, bot_delay: float = 0.0) -> list[int]:
-    """Ids of the hands whose turn the clock should play now, least recently changed first."""
+def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:
+    """Ids of the hands whose turn the clock should play now, least recently changed first.
+
+    A bot on turn is due ``bot_delay`` seconds after the hand last changed, so that people
+    can follow; a bot that searches (``SEARCHING_LEVELS``) is due ``think_ms`` sooner, so that
+    its thinking fills the pause instead of lengthening it."""
     on_turn = Seat.objects.filter(table_id=OuterRef("match__table_id"), position=OuterRef("turn"))
     stand_in = on_turn.filter(Q(bot_level__gt="") | Q(away=True) | Q(user__isnull=True))
+    searching = on_turn.filter(bot_level__in=SEARCHING_LEVELS, away=False, user__isnull=True)
+    early = max(0.0, bot_delay - think_ms / 1000)
     due = (
         Hand.objects.filter(status=Hand.Status.PLAYING)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
-        .annotate(bot_on_turn=Exists(stand_in))
+        .annotate(bot_on_turn=Exists(stand_in), searching_on_turn=Exists(searching))
         .filter(
             Q(deadline__lte=now)
             | Q(clock_turn=F("turn_index"))
             | Q(bot_on_turn=True, updated_at__lte=now - timedelta(seconds=bot_delay))
+            | Q(searching_on_turn=True, updated_at__lte=now - timedelta(seconds=early))
         )
         .order_by("updated_at", "pk")
     )
@@ -62,8 +71,11 @@ def paused() -> bool:
     return bool(settings.CLOCK_PAUSE_FILE) and os.path.exists(settings.CLOCK_PAUSE_FILE)
 
 
-def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) -> int:
-    """One pass: mark gone players away, then play every turn that is due. Returns moves played."""
+def tick(
+    *, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None, think_ms: float = 0.0
+) -> int:
+    """One pass: mark gone players away, then play every turn that is due (``think_ms``: what
+    a searching bot may spend on a decision, see :func:`due_hands`). Returns moves played."""
     if paused():
         return 0
     now = now or timezone.now()
@@ -80,9 +92,9 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
                 played += 1
         except Exception:
             log.exception("the clock could not deal the next hand of match %s", match_id)
-    for hand_id in due_hands(now, bot_delay):
+    for hand_id in due_hands(now, bot_delay, think_ms):
         try:
-            played += run_hand(hand_id, now)
+            played += run_hand(hand_id, now, think_ms)
         except Hand.DoesNotExist:  # deleted while we played it (its table was removed)
             log.info("hand %s is gone; nothing to play", hand_id)
         except Exception:
@@ -91,7 +103,7 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
     return played
 
 
-def run_hand(hand_id: int, now: Any = None) -> int:
+def run_hand(hand_id: int, now: Any = None, think_ms: float = 0.0) -> int:
     """Play the due turn of one hand under a lease. Returns the moves played."""
     now = now or timezone.now()
     token = actions.take_lease(hand_id, now)
@@ -107,7 +119,7 @@ def run_hand(hand_id: int, now: Any = None) -> int:
             if actions.claim_timeout(hand.pk, now) is None:
                 return 0
             return play_turn(hand_id, seat.position, actions.CLOCK, policy.STAND_IN_LEVEL)
-        return play_turn(hand_id, seat.position, actor.kind, actor.level)
+        return play_turn(hand_id, seat.position, actor.kind, actor.level, think_ms=think_ms)
     finally:
         actions.release_lease(hand_id, token)
 
@@ -119,8 +131,11 @@ def _seat_on_turn(hand: Hand) -> Seat:
     return seat
 
 
-def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> int:
-    """Play ``seat``'s current turn with the bot, one move at a time through the service.
+def play_turn(
+    hand_id: int, seat: int, by: str, level: str, limit: int = 60, think_ms: float = 0.0
+) -> int:
+    """Play ``seat``'s current turn with the bot, one move at a time through the service
+    (``think_ms``: a searching bot's budget for each decision; 0: the engine's default).
 
     Stops when the turn ends, when the hand changed under us (another worker, or the player
     came back), or when the policy no longer hands the turn to ``by``.
@@ -132,7 +147,7 @@ def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> 
             return played
         view = hand.view_for(seat)
         rng = random.Random(f"{hand_id}-{hand.version}")
-        for move in choose_moves(view, level, rng):
+        for move in choose_moves(view, level, rng, think_ms or DEFAULT_BUDGET_MS):
             try:
                 actions.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
             except actions.StaleVersion:

@@ -121,8 +121,9 @@ class Seat(models.Model):
     class Bot(models.TextChoices):
         NONE = "", _("no bot")
         RANDOM = "random", _("random")
-        GREEDY = "greedy", _("greedy")
+        GREEDY = "greedy", _("easy")
         STRONG = "strong", _("strong")
+        EXPERT = "expert", _("expert")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField()

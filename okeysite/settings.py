@@ -278,6 +278,9 @@ CLOCK_PAUSE_FILE = env.str("CLOCK_PAUSE_FILE", default="")
 # Seconds a bot waits before its turn (so that people can follow), and before a player with
 # no open socket is marked away (a bot then plays for them until they come back).
 BOT_DELAY_SECONDS = env.float("BOT_DELAY_SECONDS", default=0.8)
+# What the expert bot may spend on one decision, in milliseconds of this machine's search. It
+# thinks inside the pause above (the clock starts it that much earlier), never after it.
+BOT_THINK_MS = env.float("BOT_THINK_MS", default=80.0)
 AWAY_GRACE_SECONDS = env.int("AWAY_GRACE_SECONDS", default=20)
 
 # Content-Security-Policy ------------------------------------------------------------------

@@ -40,6 +40,7 @@ from games.actions.presence import (
 )
 from games.actions.seats import (
     PLAY_NOW_LEVEL,
+    PLAY_NOW_LEVELS,
     add_bot,
     leave,
     open_table,
@@ -67,6 +68,7 @@ __all__ = [
     "LEASE_SECONDS",
     "LOBBY_GROUP",
     "PLAY_NOW_LEVEL",
+    "PLAY_NOW_LEVELS",
     "SYSTEM",
     "GameError",
     "NotAllowed",

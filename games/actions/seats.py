@@ -172,7 +172,9 @@ def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEV
     return s
 
 
-# The bot level "Play now" seats beside the player.
+# The bot levels "Play now" offers (easy, strong, expert), and the one it seats unless the
+# player chose another.
+PLAY_NOW_LEVELS = (Seat.Bot.GREEDY, Seat.Bot.STRONG, Seat.Bot.EXPERT)
 PLAY_NOW_LEVEL = Seat.Bot.STRONG
 
 
@@ -208,14 +210,23 @@ def open_table(
     return table
 
 
-def play_now(user: AbstractBaseUser, variant: str | Variant, *, seed: str | None = None) -> Match:
+def play_now(
+    user: AbstractBaseUser,
+    variant: str | Variant,
+    *,
+    level: str = PLAY_NOW_LEVEL,
+    seed: str | None = None,
+) -> Match:
     """One click to play: a table of ``variant`` with its default options, the player at seat
-    0 and a strong bot on every other seat, and the match started (hand 1 dealt)."""
+    0 and a bot of ``level`` (one of ``PLAY_NOW_LEVELS``) on every other seat, and the match
+    started (hand 1 dealt)."""
+    if level not in PLAY_NOW_LEVELS:
+        raise GameError("bad_bot", f"no bot level {level!r} for Play now")
     with transaction.atomic():
         lock_user(user)
         policy.check_open_table(user, live_elsewhere(user))
         table = create_table(variant=variant, created_by=user)
         sit(table, user, 0)
         for position in range(1, table.players):
-            add_bot(table, position, PLAY_NOW_LEVEL, by=user)
+            add_bot(table, position, level, by=user)
         return start_match(table, by=user, seed=seed)

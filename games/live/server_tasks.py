@@ -138,7 +138,11 @@ async def _heartbeat() -> None:
 
 
 def _pass() -> int:
-    return tick(bot_delay=settings.BOT_DELAY_SECONDS, grace_seconds=settings.AWAY_GRACE_SECONDS)
+    return tick(
+        bot_delay=settings.BOT_DELAY_SECONDS,
+        grace_seconds=settings.AWAY_GRACE_SECONDS,
+        think_ms=settings.BOT_THINK_MS,
+    )
 
 
 async def _clock() -> None:

@@ -6,6 +6,7 @@ Every action goes through ``games.actions`` with ``by=request.user``; a refusal
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
@@ -19,6 +20,7 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from accounts.models import Profile
 from accounts.views import become_guest
 from games import actions, reads
 from games import messages as game_messages
@@ -38,6 +40,8 @@ def home(request: HttpRequest) -> HttpResponse:
     context = reads.lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
     rows = list(Variant.objects.all())  # one read for the Play-now buttons and the form
     context["variants"] = reads.variants(rows)
+    context["play_now_levels"] = play_now_levels()
+    context["play_now_level"] = play_now_level(request.user)
     if request.user.is_authenticated:
         context["new_table_form"] = new_table_form(request, rows)
     return render(request, "games/home.html", context)
@@ -122,20 +126,44 @@ def _redirect(request: HttpRequest, url: str) -> HttpResponse:
     return HttpResponseRedirect(url)
 
 
+def play_now_level(user: Any) -> str:
+    """The bot level "Play now" offers ``user`` first: the one they chose last, else the
+    default."""
+    if user.is_authenticated:
+        chosen = Profile.of(user).play_now_level
+        if chosen in actions.PLAY_NOW_LEVELS:
+            return chosen
+    return str(actions.PLAY_NOW_LEVEL)
+
+
+def play_now_levels() -> list[tuple[str, str]]:
+    """The levels "Play now" offers, with their names in the active language."""
+    return [(str(level), reads.bot_level_name(level)) for level in actions.PLAY_NOW_LEVELS]
+
+
 @require_POST
 def play_now(request: HttpRequest) -> HttpResponse:
-    """One click: a table of the variant with its defaults, three strong bots, the match
-    started; then the table page. An anonymous visitor plays as a new guest."""
+    """One click: a table of the variant with its defaults, three bots of the level chosen
+    beside the buttons (remembered for next time), the match started; then the table page.
+    An anonymous visitor plays as a new guest."""
     key = request.POST.get("variant", "")
     if not Variant.objects.filter(key=key).exists():
         messages.error(request, _("There is no such variant."))
+        return _redirect(request, reverse("lobby"))
+    level = request.POST.get("level") or play_now_level(request.user)
+    if level not in actions.PLAY_NOW_LEVELS:
+        messages.error(request, _("There is no such bot level."))
         return _redirect(request, reverse("lobby"))
     refused = become_guest(request)
     if refused is not None:
         return refused
     try:
-        match = actions.play_now(request.user, key)  # type: ignore[arg-type]
+        match = actions.play_now(request.user, key, level=level)  # type: ignore[arg-type]
     except GameError as exc:
         messages.error(request, refusal(exc))
         return _redirect(request, reverse("lobby"))
+    profile = Profile.of(request.user)
+    if profile.play_now_level != level:
+        profile.play_now_level = level
+        profile.save(update_fields=["play_now_level"])
     return _redirect(request, reverse("table", args=[match.table_id]))

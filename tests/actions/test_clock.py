@@ -306,6 +306,31 @@ def test_it_picks_due_hands_in_one_query_without_loading_state() -> None:
     assert waiting.pk in clock.due_hands(now)
 
 
+def test_an_expert_bot_thinks_inside_the_pause_not_after_it() -> None:
+    experts = bot_table("classic", level="expert")
+    expert_hand = actions.start_match(experts, by=actions.SYSTEM, seed=seed_of(84)).hands.get()
+    greedy = bot_table("duz", level="greedy")
+    greedy_hand = actions.start_match(greedy, by=actions.SYSTEM, seed=seed_of(85)).hands.get()
+    changed = Hand.objects.get(pk=expert_hand.pk).updated_at
+    Hand.objects.filter(pk=greedy_hand.pk).update(updated_at=changed)
+    # A pause of 0.8 s and 300 ms to think: the expert starts 0.5 s after the change, so that
+    # its move lands at 0.8 s like the others'; a greedy bot, which does not search, at 0.8 s.
+    at = changed + timedelta(seconds=0.55)
+    assert clock.due_hands(at, bot_delay=0.8, think_ms=300) == [expert_hand.pk]
+    assert clock.due_hands(at, bot_delay=0.8) == []
+    later = changed + timedelta(seconds=0.85)
+    assert set(clock.due_hands(later, bot_delay=0.8, think_ms=300)) == {
+        expert_hand.pk,
+        greedy_hand.pk,
+    }
+    # Its budget reaches the engine, and its moves are the engine's to judge.
+    played = clock.tick(bot_delay=0.8, think_ms=30, now=later)
+    assert played >= 2
+    moves = Move.objects.filter(hand=expert_hand).order_by("number")
+    assert moves.exists() and all(m.bot_level == "expert" and m.by == "bot" for m in moves)
+    assert audit.verify_hand(Hand.objects.get(pk=expert_hand.pk)) == []
+
+
 def test_it_leases_a_hand_to_one_worker_at_a_time() -> None:
     table = bot_table("duz", level="greedy")
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(84)).hands.get()

@@ -30,6 +30,7 @@ from django.utils import timezone
 from games import actions, engine, policy, reads
 from games.catalog import ensure_variants
 from games.engine.variants import OPTIONS, PLAYERS
+from games.errors import GameError
 from games.models import Hand, LobbyPresence, Match, Participant, Presence, Seat, Table
 from tests.markup import Node, form_values, parse
 from tests.play import play_match_with_bots, seed_of
@@ -598,10 +599,12 @@ def test_the_host_seats_a_bot_of_a_chosen_level_and_removes_it(
     client = signed_in(alice)
     controls = controls_of(client, table)
     add = next(f for f in controls.all("form") if f.all(data_action="add-bot", data_seat="1"))
-    assert [o.attrs["value"] for o in add.one("select", name="level").all("option")] == [
-        "random",
-        "greedy",
-        "strong",
+    options = add.one("select", name="level").all("option")
+    assert [(o.attrs["value"], o.text()) for o in options] == [
+        ("random", "random"),
+        ("greedy", "easy"),
+        ("strong", "strong"),
+        ("expert", "expert"),
     ]
     data = {**form_values(add), "level": level}
 
@@ -777,6 +780,47 @@ def test_play_now_seats_an_anonymous_visitor_as_a_new_guest() -> None:
     guest = table.seats.get(position=0).user
     assert guest is not None and guest.profile.is_guest
     assert client.session["_auth_user_id"] == str(guest.pk)
+
+
+def play_now_level_options(page: Node) -> list[tuple[str, str, bool]]:
+    select = play_now_form(page).one("select", name="level")
+    return [(o.attrs["value"], o.text(), "selected" in o.attrs) for o in select.all("option")]
+
+
+def test_play_now_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
+    player = make_user("player")
+    client = signed_in(player, enforce_csrf_checks=True)
+    assert play_now_level_options(home(client)) == [
+        ("greedy", "easy", False),
+        ("strong", "strong", True),
+        ("expert", "expert", False),
+    ]
+    form = play_now_form(home(client))
+    data = {**form_values(form), "variant": "okey51", "level": "expert"}
+    response = client.post(form.attrs["action"], data)
+    table = Table.objects.get()
+    assert response["Location"] == reverse("table", args=[table.pk])
+    assert [level for _, _, level in seats_state(table.pk)] == ["", "expert", "expert", "expert"]
+    # The lobby and the table say which level sits where.
+    table_page = client.get(response["Location"]).content.decode()
+    assert table_page.count("(expert)") >= 3
+    lobby = parse(client.get(reverse("lobby")).content)
+    row = lobby.one("li", data_table=str(table.pk))
+    assert row.text().count("Bot (expert)") == 3
+    # Chosen once, offered first next time (the player's profile keeps it).
+    assert [v for v, _, selected in play_now_level_options(home(client)) if selected] == ["expert"]
+    assert player.profile.play_now_level == "expert"
+
+
+def test_play_now_refuses_a_level_it_does_not_offer_and_changes_nothing() -> None:
+    client = signed_in(make_user("player"))
+    for level in ("random", "godlike"):
+        response = client.post(reverse("play_now"), {"variant": "duz", "level": level}, follow=True)
+        assert "There is no such bot level." in response.content.decode()
+    assert not Table.objects.exists()
+    with pytest.raises(GameError):
+        actions.play_now(make_user("other"), "duz", level="random")
+    assert not Table.objects.exists()
 
 
 def test_play_now_refuses_a_variant_that_does_not_exist() -> None:
