@@ -16,7 +16,10 @@ from games.actions import broadcast
 
 async def _receive_all(layer: Any, group: str, count: int, send: Any) -> list[dict[str, Any]]:
     """Join ``group`` with a new channel, run ``send`` in a thread with no event loop (as the
-    services' on-commit callbacks run in a clock worker), and collect ``count`` messages."""
+    actions' on-commit callbacks run in a clock worker), and collect ``count`` messages. The
+    layer's reader is stopped on this loop before it ends: cancelled only by the loop's own
+    shutdown, its pop could lose that cancellation inside the Redis client and keep the loop
+    from ever closing (the layer's connections stay: the publishing thread uses them)."""
     channel = await layer.new_channel()
     await layer.group_add(group, channel)
     try:
@@ -24,6 +27,8 @@ async def _receive_all(layer: Any, group: str, count: int, send: Any) -> list[di
         return [await asyncio.wait_for(layer.receive(channel), 5) for _ in range(count)]
     finally:
         await layer.group_discard(group, channel)
+        if hasattr(layer, "stop_reading"):
+            await layer.stop_reading()
 
 
 def test_it_publishes_over_redis_in_order_without_a_loop_per_message(
