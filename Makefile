@@ -44,10 +44,12 @@ serve: install
 	$(MANAGE) collectstatic --noinput
 	$(MANAGE) serve --processes $(PROCESSES) --host $(HOST) --port $(PORT)
 
-# pytest runs the suite in TEST_WORKERS processes (pytest-xdist; "auto": one per core), each
-# with its own test database, daphne and Redis keys (tests/workers.py). TEST_WORKERS=0 runs it
-# serially in one process.
-TEST_WORKERS ?= auto
+# pytest runs the suite in TEST_WORKERS processes (pytest-xdist; two per core: many tests wait
+# on sockets and servers, so one per core left the cores idle half the time), each with its
+# own test database, daphne and Redis keys (tests/workers.py); a worker that is free takes the
+# next tests (--dist worksteal), so no slow file holds the run up at its end. TEST_WORKERS=0
+# runs it serially in one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
@@ -56,7 +58,7 @@ test: install-dev chromium
 		echo "$(PY) -m mypy --strict games/engine"; \
 		$(PY) -m mypy --strict games/engine; \
 	fi
-	$(PY) -m pytest -n $(TEST_WORKERS)
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 lint: install-dev
 	$(PY) -m ruff check .

@@ -30,17 +30,23 @@ def check_not_guest_name(username: str) -> None:
         )
 
 
-class SignupForm(UserCreationForm):
-    """Django's sign-up form, plus an optional e-mail address (for password resets)."""
+class _OptionalEmail:
+    """The e-mail address is optional: it is only where a password reset goes."""
 
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username", "email")
+    fields: Any
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["email"].required = False
         self.fields["email"].help_text = _("Optional: where to send a password reset.")
+
+
+class SignupForm(_OptionalEmail, UserCreationForm):
+    """Django's sign-up form, plus an optional e-mail address (for password resets)."""
+
+    class Meta(UserCreationForm.Meta):
+        model = get_user_model()
+        fields = ("username", "email")
 
     def clean_username(self) -> str | None:
         username = super().clean_username()
@@ -49,7 +55,7 @@ class SignupForm(UserCreationForm):
         return username
 
 
-class KeepAccountForm(BaseUserCreationForm):
+class KeepAccountForm(_OptionalEmail, BaseUserCreationForm):
     """A guest keeps their account: a name of their own, an optional e-mail address and a
     password. Bound to the guest's own user row (``instance``), so saving updates it."""
 
@@ -59,8 +65,6 @@ class KeepAccountForm(BaseUserCreationForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["email"].required = False
-        self.fields["email"].help_text = _("Optional: where to send a password reset.")
         if not self.is_bound:
             self.initial["username"] = ""  # not the generated guest name
 

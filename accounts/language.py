@@ -1,6 +1,6 @@
 """The signed-in player's language: one session key, read by every page
 (``accounts.middleware.UserLanguageMiddleware``) and every socket
-(``games.table_socket.language_of``), written at log-in (``accounts.signals``), by the language
+(``games.live.table_socket.language_of``), written at log-in (``accounts.signals``), by the language
 switch (``accounts.views.set_language``) and by the profile form."""
 
 from __future__ import annotations

@@ -25,6 +25,8 @@ class Profile(models.Model):
     # Made by "Play as a guest": a generated name and no password until the player keeps the
     # account (accounts.views.keep_account). `manage.py cleanup_guests` deletes old unused ones.
     is_guest = models.BooleanField(_("guest"), default=False)
+    # The bot level this player last chose for "Play now" (a level's key); blank: the default.
+    play_now_level = models.CharField(max_length=10, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -13,16 +13,16 @@ deployed): the site's own ``okeysite.asgi.application``, plus two things a load 
   module (every ORM query goes through them; ``executemany`` counts as one), and psycopg's
   ``AsyncCursor.execute`` (the table sockets' reads on the event loop), so nothing in the
   site changes. And ``timings``: for a few functions wrapped here the same way, how many
-  calls, their total seconds and how many threads ran them: ``submit`` (``services.submit``,
-  a socket's move, its commit and publish included); ``publish`` (what the services call
+  calls, their total seconds and how many threads ran them: ``submit`` (``actions.submit``,
+  a socket's move, its commit and publish included); ``publish`` (what the actions call
   after commit, in the thread that committed: ``async_to_sync(group_send)``, or
-  ``games.broadcast.send`` where they queue the message); ``render``
+  ``games.actions.broadcast.send`` where they queue the message); ``render``
   (``TableConsumer._render``, one socket's fragments); and, where the socket has it,
-  ``state`` (``selectors.table_state``, one read of a table in a thread) and
-  ``loop_state`` (``games.loop_reads.table_state``, one read on the event loop).
+  ``state`` (``reads.table_state``, one read of a table in a thread) and
+  ``loop_state`` (``games.live.loop_reads.table_state``, one read on the event loop).
 - **``GET /bench/published``**: JSON ``{"<hand>:<version>": t}``, the wall-clock time at
   which this process handed each move's ``hand.moved`` message over after its commit (the
-  services' ``on_commit``): where push latency starts as the goal measures it ("commit
+  actions' ``on_commit``): where push latency starts as the goal measures it ("commit
   until every other seat's frame").
 
     python -m daphne -b 127.0.0.1 -p 8001 bench.bare_asgi:application
@@ -50,13 +50,10 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.db.backends import utils  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from games import selectors, services  # noqa: E402
-
-try:
-    from games import loop_reads  # noqa: E402
-except ImportError:  # an older commit being measured
-    loop_reads = None  # type: ignore[assignment]
-from games.table_socket import TableConsumer  # noqa: E402
+from games import actions, reads  # noqa: E402
+from games.actions import broadcast  # noqa: E402
+from games.live import loop_reads  # noqa: E402
+from games.live.table_socket import TableConsumer  # noqa: E402
 from okeysite.asgi import application as site  # noqa: E402
 
 # ----------------------------------------------------------------------------- counters
@@ -135,17 +132,15 @@ def _timed_async(name: str, fn: Any) -> Any:
     return wrapper
 
 
-# Each is looked up at call time: ``services.submit`` and ``selectors.table_state`` (where it
-# exists: one read of a table shared by its sockets) by the table socket, ``self._render`` on
-# the consumer, and the services' publish after commit, ``async_to_sync(group_send)`` (a module
-# global of games.services) or ``broadcast.send`` where the services hand messages to
-# games.broadcast. Whatever the code being measured lacks is not timed.
+# Each is looked up at call time: ``actions.submit`` and ``reads.table_state`` (one read of a
+# table shared by its sockets) by the table socket, ``self._render`` on the consumer, and
+# ``broadcast.send``, where the actions hand messages over after commit.
 for _name, _owner, _attribute in (
-    ("submit", services, "submit"),
+    ("submit", actions, "submit"),
     ("render", TableConsumer, "_render"),
-    ("state", selectors, "table_state"),
-    ("advance", selectors, "state_after_move"),
-    ("publish", getattr(services, "broadcast", None), "send"),
+    ("state", reads, "table_state"),
+    ("advance", reads, "state_after_move"),
+    ("publish", broadcast, "send"),
 ):
     if _owner is not None and hasattr(_owner, _attribute):
         setattr(_owner, _attribute, _timed(_name, getattr(_owner, _attribute)))
@@ -155,10 +150,10 @@ for _name, _owner, _attribute in (
 _published: dict[str, float] = {}
 
 # Where a push's time goes in the servers: a move's group message is stamped (wall clock) as
-# the services hand it over after commit; a table socket records its age when the socket's
+# the actions hand it over after commit; a table socket records its age when the socket's
 # handler gets it ("arrived") and when the socket has sent its frame ("framed").
-_broadcast = getattr(services, "broadcast", None)
-if _broadcast is not None:
+_broadcast = broadcast
+if True:
     _send = _broadcast.send
 
     def _stamped_send(group: str, message: dict[str, Any]) -> None:
@@ -205,11 +200,8 @@ def _gc_callback(phase: str, info: dict[str, Any]) -> None:
 
 gc.callbacks.append(_gc_callback)
 
-if loop_reads is not None:  # the table read on the event loop, where the socket has it
-    loop_reads.table_state = _timed_async("loop_state", loop_reads.table_state)
-if hasattr(services, "async_to_sync"):
-    _async_to_sync = services.async_to_sync
-    services.async_to_sync = lambda fn: _timed("publish", _async_to_sync(fn))
+# the table read on the event loop
+loop_reads.table_state = _timed_async("loop_state", loop_reads.table_state)
 
 
 def _rss_kb() -> int:

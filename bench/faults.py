@@ -32,7 +32,7 @@ c. PostgreSQL stopped (``pg_ctl stop -m fast``) for ``--pg-down`` seconds, then 
 After each the figures: how long until every client was connected again, how long until every
 client's board had caught up with the database's version of its table's hand (time to
 resync), the moves sent while the fault lasted and what became of them, and the audit:
-``services.verify_hand`` on every hand (in one REPEATABLE READ snapshot, so play goes on
+``audit.verify_hand`` on every hand (in one REPEATABLE READ snapshot, so play goes on
 meanwhile), tile conservation of every stored hand (racks, pile, discards, melds and the
 indicator are the 106 tiles), and every acknowledged move in the ``Move`` table. The servers'
 logged errors are counted (a traceback a fault causes is expected; what matters is that the
@@ -604,9 +604,9 @@ def audit(acknowledged: set[str]) -> dict[str, Any]:
     REPEATABLE READ snapshot (play goes on meanwhile)."""
     from django.db import connection, transaction
 
+    from games.audit import verify_hand
     from games.models import Hand
     from games.models import Move as MoveRow
-    from games.services import verify_hand
 
     try:
         with transaction.atomic():
@@ -670,7 +670,7 @@ def prepare(tables: int, ports: list[int]) -> list[Client]:
     two bots, an anonymous spectator; a match started at each."""
     from django.contrib.auth import get_user_model
 
-    from games import policy, services
+    from games import actions, policy
     from games.catalog import ensure_variants
 
     ensure_variants()
@@ -678,17 +678,17 @@ def prepare(tables: int, ports: list[int]) -> list[Client]:
     clients = []
     for t in range(tables):
         variant = VARIANTS[t % len(VARIANTS)]
-        table = services.create_table(variant=variant, created_by=None, name=f"faults {t}")
+        table = actions.create_table(variant=variant, created_by=None, name=f"faults {t}")
         for position in (0, 1):
             user = users.objects.create_user(f"faults-{t}-{position}", password=None)
-            services.sit(table, user, position)
+            actions.sit(table, user, position)
             port = ports[(t + position) % len(ports)]
             name = f"t{table.pk}s{position}"
             clients.append(Client(name, table.pk, port, make_session(user), plays=True))
         for position in (2, 3):
-            services.add_bot(table, position, "greedy", by=policy.SYSTEM)
+            actions.add_bot(table, position, "greedy", by=policy.SYSTEM)
         clients.append(Client(f"t{table.pk}w", table.pk, ports[t % len(ports)]))
-        services.start_match(table, by=policy.SYSTEM)
+        actions.start_match(table, by=policy.SYSTEM)
     return clients
 
 

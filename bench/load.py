@@ -9,12 +9,12 @@ database ``bench_load_<pid>`` (created and migrated here, dropped at the end; th
 one ``DATABASE_URL`` names, else ``postgres://postgres@127.0.0.1:5432``; no other database is
 touched) and the Redis channel layer on a database of its own (``--redis-db``, 9, flushed at
 the start and the end). The script creates ``--tables`` tables of ``--variant`` (classic) with a
-60 s move timer and four bench users on each (through ``games.services``: ``create_table``,
+60 s move timer and four bench users on each (through ``games.actions``: ``create_table``,
 ``sit``, ``start_match`` by ``policy.SYSTEM``), a session row per user (so that each socket is
 signed in by its ``sessionid`` cookie), and starts ``--processes`` daphne processes serving
 ``bench/bare_asgi.py`` (the site's own application plus a bare socket and ``/bench/stats``)
 with DEBUG off. No clock worker runs (``--clock`` starts one): the clients press "ready" at the
-end of a hand, and when every human is ready ``services.ready`` deals the next hand at once;
+end of a hand, and when every human is ready ``actions.ready`` deals the next hand at once;
 after the last hand of a match seat 0 sends "rematch".
 
 One client per seat (asyncio, the ``websockets`` package, all in this process) opens
@@ -38,8 +38,8 @@ run, and what it measures:
    so it overstates with few sockets.
 3. **load** for ``--duration`` s of play, the same figures, plus
    - where the servers' time goes: calls, mean time and share of the phase of
-     ``services.submit``, of the publish after commit, of ``TableConsumer._render`` (and of
-     ``selectors.table_state`` where the code has it), and how many threads ran them
+     ``actions.submit``, of the publish after commit, of ``TableConsumer._render`` (and of
+     ``reads.table_state``), and how many threads ran them
      (``/bench/stats``'s ``timings``);
    - **move round trip**: from the mover's send to the mover's socket receiving a frame of the
      hand at the move's new version (or later);
@@ -59,7 +59,7 @@ run, and what it measures:
      table within 10 s, split into late ones, which still count in the push latency, and
      never seen ones, after the frames stop coming at the end), and **lost moves**: moves
      whose round trip the client saw but that have no ``Move`` row, plus every hand replayed by
-     ``services.verify_hand``.
+     ``audit.verify_hand``.
 4. **bare floor**: the table sockets close and as many bare sockets open
    (``/ws/bare/<id>/``, same cookies, same spread), and this process publishes to the
    ``bare-<id>`` groups through Redis (``channel_layer.group_send``) a message whose html has
@@ -193,7 +193,14 @@ def drop_database(admin: str, name: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def environment(bench_url: str, redis_url: str) -> dict[str, str]:
+# The Redis channel layers --layer compares: the site's, and channels_redis's pub/sub one.
+LAYERS = {
+    "site": "okeysite.channel_layers.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
+
+
+def environment(bench_url: str, redis_url: str, layer: str) -> dict[str, str]:
     """The servers' environment (this process uses it too, without the connection pool)."""
     env = dict(os.environ)
     for key in ("CLOCK_IN_SERVER", "CACHE_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"):
@@ -207,6 +214,7 @@ def environment(bench_url: str, redis_url: str) -> dict[str, str]:
         DEBUG="false",
         LOG_LEVEL="WARNING",
         PYTHONUNBUFFERED="1",
+        CHANNEL_LAYER_BACKEND=LAYERS[layer],
     )
     return env
 
@@ -269,20 +277,20 @@ def prepare(tables: int, variant: str) -> tuple[list[Seat], list[int]]:
         get_user_model,
     )
 
-    from games import policy, services
+    from games import actions, policy
 
     store = import_module(settings.SESSION_ENGINE).SessionStore
     users = get_user_model()
     seats: list[Seat] = []
     table_ids: list[int] = []
     for t in range(tables):
-        table = services.create_table(
+        table = actions.create_table(
             variant=variant, created_by=None, name=f"bench {t}", move_timer=MOVE_TIMER
         )
         table_ids.append(table.pk)
         for position in range(4):
             user = users.objects.create_user(f"bench-{t}-{position}", password=None)
-            services.sit(table, user, position)
+            actions.sit(table, user, position)
             session = store()
             session[SESSION_KEY] = str(user.pk)
             # The backend that loads a session's user (the first only limits log-ins).
@@ -290,7 +298,7 @@ def prepare(tables: int, variant: str) -> tuple[list[Seat], list[int]]:
             session[HASH_SESSION_KEY] = user.get_session_auth_hash()
             session.create()
             seats.append(Seat(table.pk, position, 0, session.session_key or ""))
-        services.start_match(table, by=policy.SYSTEM)
+        actions.start_match(table, by=policy.SYSTEM)
     return seats, table_ids
 
 
@@ -710,7 +718,10 @@ async def floor(
         got = run.bare_received.get(i, [])
         latencies += [t - at for t in got]
         missing += per_table[table] - len(got)
-    await layer.close_pools()
+    if hasattr(layer, "close_pools"):
+        await layer.close_pools()
+    else:  # the pub/sub layer: flush unsubscribes and closes its connections
+        await layer.flush()
     return {
         "published": count,
         "rate": rate,
@@ -792,8 +803,8 @@ def analyse(seats: list[Seat], run: Run, out: dict[str, Any]) -> dict[str, Any]:
     """What the database says after the run: the moves' commit times, lost moves, the replays."""
     from django.db import connection
 
+    from games.audit import verify_hand
     from games.models import Hand, Move
-    from games.services import verify_hand
 
     hand_table = dict(Hand.objects.values_list("id", "match__table_id"))
     by_table: dict[int, list[Seat]] = {}
@@ -951,12 +962,12 @@ def report(args: argparse.Namespace, settings: dict[str, Any], out: dict[str, An
         row("under load, in the servers", "calls", "mean, ms", "% of a process's time", "threads")
         row("---", "---:", "---:", "---:", "---:")
         for name, what in (
-            ("submit", "`services.submit` (a move, commit and publish included)"),
+            ("submit", "`actions.submit` (a move, commit and publish included)"),
             ("publish", "the publish after commit, in the committing thread"),
             ("render", "`TableConsumer._render` (one socket's fragments)"),
-            ("state", "`selectors.table_state` (a table read, shared by its sockets)"),
+            ("state", "`reads.table_state` (a table read, shared by its sockets)"),
             ("loop_state", "`loop_reads.table_state` (the same read on the event loop)"),
-            ("advance", "`selectors.state_after_move` (the state held, brought forward a move)"),
+            ("advance", "`reads.state_after_move` (the state held, brought forward a move)"),
             ("arrived", "a move's message, from its publish to a table socket's handler"),
             ("framed", "a move's message, from its publish to a table socket's frame sent"),
             ("gc0", "the garbage collector, youngest generation (all threads wait)"),
@@ -1039,6 +1050,9 @@ def main() -> int:
     )
     parser.add_argument("--redis-db", type=int, default=9, help="the Redis database (9)")
     parser.add_argument("--clock", action="store_true", help="also run a run_clock worker")
+    parser.add_argument(
+        "--layer", choices=sorted(LAYERS), default="site", help="the Redis channel layer (site)"
+    )
     parser.add_argument("--json", metavar="PATH", help="also write the figures as JSON")
     args = parser.parse_args()
     if args.floor_duration is None:
@@ -1048,7 +1062,7 @@ def main() -> int:
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # a socket is a file, twice
     admin, bench_url, name = database_urls()
     redis_url = f"redis://127.0.0.1:6379/{args.redis_db}"
-    env = environment(bench_url, redis_url)
+    env = environment(bench_url, redis_url, args.layer)
     logs = Path(tempfile.mkdtemp(prefix="okey-bench-load-"))
     servers = Servers(env, args.processes, args.clock, logs, (admin, name))
     created = False
@@ -1080,7 +1094,7 @@ def main() -> int:
             "clock_worker": args.clock,
             "commit": code_version(),
             "database": f"PostgreSQL {name} (servers' DB_POOL: {env.get('DB_POOL', 'on')})",
-            "layer": f"channels-redis on {redis_url}",
+            "layer": f"{LAYERS[args.layer]} on {redis_url}",
             "machine": f"{os.cpu_count()} CPUs, {platform.machine()}, Python "
             f"{platform.python_version()}",
             "load_before": "/".join(f"{x:.1f}" for x in os.getloadavg()),

@@ -12,16 +12,16 @@ What it measures, in this process, for a seated player at a table mid-hand (the 
 after a fixed number of moves from a fixed seed, so that runs compare):
 
 - **page**: ``GET /tables/<id>/`` through ``django.test.Client``: the whole request through the
-  middleware (session, user, locale), ``selectors.table_context``, the chat panel and the
+  middleware (session, user, locale), ``reads.table_context``, the chat panel and the
   template;
 - **live fragment**: what a table socket renders on every change,
-  ``selectors.table_context`` + ``render_to_string("games/table.html#live", ...)``;
+  ``reads.table_context`` + ``render_to_string("games/table.html#live", ...)``;
 - **socket frame**: what the seated player's table socket renders after every move
   (``TableConsumer._render``: the fragments for this seat, ``#live`` and ``#rack``, and what
   it needs to decide whether the rack changed, from a fresh read of the table); a fragment
   cache, if any, is emptied before each call so that every call renders;
-- and, to see where the time goes: **context**, ``selectors.table_context`` alone; **state**,
-  ``selectors.table_state`` alone (the read a socket shares between the viewers of a table);
+- and, to see where the time goes: **context**, ``reads.table_context`` alone; **state**,
+  ``reads.table_state`` alone (the read a socket shares between the viewers of a table);
   **context from state**, ``table_context`` given that state (one more viewer's share, no
   query); **one tile**, a template of one ``{% tile %}`` rendered once (the script prints how
   many tiles the page has); **yardstick**, a fixed template independent of the code measured
@@ -31,7 +31,7 @@ after a fixed number of moves from a fixed seed, so that runs compare):
 - **the lobby** (``--lobby-tables``, 49 unless 0): ``GET /`` for a signed-in player, with that
   many tables listed (``crowded_lobby``: about half of them playing, the others open, with
   options and bots; the two tables above are among them); **lobby context**,
-  ``games.lobby.lobby_context`` alone; **lobby fragment**, what the lobby socket renders on
+  ``reads.lobby_context`` alone; **lobby fragment**, what the lobby socket renders on
   every change (the context + ``games/lobby_tables.html``).
 
 The script runs on older commits too (``git worktree``), to compare them in one sitting.
@@ -153,13 +153,13 @@ def mid_hand(variant: str, moves: int) -> tuple[Any, int]:
     plays the strong bot's choice, from a fixed seed."""
     from django.contrib.auth import get_user_model
 
-    from games import services
+    from games import actions
     from games.engine.bots import choose_moves
     from games.models import Hand
 
     user = get_user_model().objects.create_user(f"bench-{variant}", password="x")
     seed = hashlib.sha256(f"{SEED}-{variant}".encode()).hexdigest()  # 64 hex digits
-    match = services.play_now(user, variant, seed=seed)
+    match = actions.play_now(user, variant, seed=seed)
     hand = match.hands.get()
     rng = random.Random(SEED)
     played = 0
@@ -170,11 +170,11 @@ def mid_hand(variant: str, moves: int) -> tuple[Any, int]:
         view = hand.view_for(hand.turn)
         if played >= moves and hand.turn == 0 and view["phase"] != "draw":
             return user, match.table_id
-        by = user if hand.turn == 0 else services.BOT
+        by = user if hand.turn == 0 else actions.BOT
         for move in choose_moves(view, "strong", rng):
             try:
-                services.play(hand, hand.turn, move, by=by, level="strong")
-            except services.GameError:
+                actions.play(hand, hand.turn, move, by=by, level="strong")
+            except actions.GameError:
                 continue
             played += 1
             break
@@ -192,7 +192,7 @@ def crowded_lobby(tables: int) -> Any:
     from django.contrib.auth import get_user_model
 
     from accounts.models import Profile
-    from games import engine, services
+    from games import actions, engine
     from games.models import Table
 
     users = get_user_model().objects
@@ -211,9 +211,9 @@ def crowded_lobby(tables: int) -> Any:
         variant = variants[i % len(variants)]
         if i % 2 == 0:
             seed = hashlib.sha256(f"{SEED}-lobby-{i}".encode()).hexdigest()
-            services.play_now(user, variant, seed=seed)
+            actions.play_now(user, variant, seed=seed)
             continue
-        table = services.open_table(
+        table = actions.open_table(
             variant=variant,
             user=user,
             name=f"Table {i}",
@@ -221,9 +221,9 @@ def crowded_lobby(tables: int) -> Any:
             players=3 if variant == "classic" and i % 8 == 1 else 4,
             auto_start=i % 3 == 1,
         )
-        services.add_bot(table, 1, "greedy", by=user)
+        actions.add_bot(table, 1, "greedy", by=user)
     viewer = users.create_user("bench-lobby", password="x")
-    services.open_table(variant="duz", user=viewer, name="Mine", is_private=True)
+    actions.open_table(variant="duz", user=viewer, name="Mine", is_private=True)
     return viewer
 
 
@@ -280,7 +280,8 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
     from django.test import Client
     from django.utils import translation
 
-    from games import selectors, table_socket
+    from games import reads
+    from games.live import table_socket
 
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
@@ -294,7 +295,7 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
 
     def live() -> None:
         with translation.override("en"):
-            context = selectors.table_context(table_id, user)
+            context = reads.table_context(table_id, user)
             render_to_string("games/table.html#live", context)
 
     consumer = table_socket.TableConsumer()
@@ -314,14 +315,14 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
 
     def context() -> None:
         with translation.override("en"):
-            selectors.table_context(table_id, user)
+            reads.table_context(table_id, user)
 
     def state() -> None:
-        selectors.table_state(table_id)
+        reads.table_state(table_id)
 
     def from_state() -> None:
         with translation.override("en"):
-            selectors.table_context(table_id, user, state=shared)
+            reads.table_context(table_id, user, state=shared)
 
     tile_template = engines["django"].from_string(
         "{% load tiles %}{% tile tile okey selectable=True %}"
@@ -352,8 +353,8 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
         "yardstick": yardstick,
         "connect": connect,
     }
-    if hasattr(selectors, "table_state"):
-        shared = selectors.table_state(table_id)
+    if hasattr(reads, "table_state"):
+        shared = reads.table_state(table_id)
     else:  # an older commit
         del timed["state"], timed["context from state"]
     return timed
@@ -365,7 +366,7 @@ def lobby_subjects(viewer: Any) -> dict[str, Callable[[], Any]]:
     from django.test import Client
     from django.utils import translation
 
-    from games import lobby
+    from games import reads
 
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(viewer)
@@ -378,11 +379,11 @@ def lobby_subjects(viewer: Any) -> dict[str, Callable[[], Any]]:
 
     def context() -> None:
         with translation.override("en"):
-            lobby.lobby_context(viewer)
+            reads.lobby_context(viewer)
 
     def fragment() -> None:
         with translation.override("en"):
-            render_to_string("games/lobby_tables.html", lobby.lobby_context(viewer))
+            render_to_string("games/lobby_tables.html", reads.lobby_context(viewer))
 
     return {"lobby page": page, "lobby context": context, "lobby fragment": fragment}
 

@@ -1,4 +1,4 @@
-"""A move through the service, ``games.services.play``: time and SQL queries per move.
+"""A move through the service, ``games.actions.play``: time and SQL queries per move.
 
     .venv/bin/python bench/service.py                          # temporary SQLite file
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/okey REDIS_URL=redis://127.0.0.1:6379/9 \\
@@ -8,14 +8,14 @@
 What it measures, in this process: four signed-up players at a ``classic`` table (every seat
 a human, so the policy checks a player's move, as in live play); each move is the greedy
 bot's choice for the seat on turn, chosen outside the timed call; the timed call is
-``services.play(hand, seat, move, by=user, expected_version=..., client_move_id=...)`` as the
+``actions.play(hand, seat, move, by=user, expected_version=..., client_move_id=...)`` as the
 table socket makes it: the transaction, the locked read, the engine, the Move row, the
 snapshot, the COMMIT and the publishing to the table's group after commit. A hand that ends
 is followed by the next (``deal_next_hand(force=True)``, not timed); a match that ends by a
 new one.
 
 Two ways of publishing are compared in the same run, taking turns move by move, so that
-they share the machine's noise: **kept loop** (``games.broadcast``, what the site does) and
+they share the machine's noise: **kept loop** (``games.actions.broadcast``, what the site does) and
 **new loop per message** (``async_to_sync(layer.group_send)`` from this thread, what a
 thread without a kept loop would do). With the in-memory layer (no ``REDIS_URL``) both are
 ``async_to_sync``.
@@ -57,24 +57,24 @@ class Table:
     def __init__(self, seed: str) -> None:
         from django.contrib.auth import get_user_model
 
-        from games import services
+        from games import actions
         from games.models import Hand
 
         users = [
             get_user_model().objects.create_user(f"bench-move-{i}", password="x") for i in range(4)
         ]
         self.users = users
-        table = services.create_table(variant="classic", created_by=users[0], move_timer=60)
+        table = actions.create_table(variant="classic", created_by=users[0], move_timer=60)
         for i, user in enumerate(users):
-            services.sit(table, user, i)
+            actions.sit(table, user, i)
         self.table = table
         self.rng = random.Random(seed)
-        self.hand: Hand = services.start_match(table, by=services.SYSTEM).hands.get()
+        self.hand: Hand = actions.start_match(table, by=actions.SYSTEM).hands.get()
         self.number = 0
 
     def next_move(self) -> tuple[int, dict[str, Any], dict[str, Any]]:
         """The seat on turn, its move, and the keywords the socket would pass."""
-        from games import services
+        from games import actions
         from games.engine.bots import choose_moves
         from games.models import Hand, Match
 
@@ -82,9 +82,9 @@ class Table:
         if hand.status != Hand.Status.PLAYING:
             match = hand.match
             if match.status == Match.Status.PLAYING:
-                hand = services.deal_next_hand(match, force=True)
+                hand = actions.deal_next_hand(match, force=True)
             else:
-                hand = services.rematch(self.table, by=self.users[0]).hands.get()
+                hand = actions.rematch(self.table, by=self.users[0]).hands.get()
         self.hand = hand
         view = hand.view_for(hand.turn)
         move = choose_moves(view, "greedy", self.rng)[0]
@@ -117,7 +117,8 @@ def run(args: argparse.Namespace, database: str) -> None:
     from asgiref.sync import async_to_sync
     from channels.layers import get_channel_layer
 
-    from games import broadcast, services
+    from games import actions
+    from games.actions import broadcast
 
     layer = get_channel_layer()
 
@@ -133,7 +134,7 @@ def run(args: argparse.Namespace, database: str) -> None:
         broadcast.send = send  # type: ignore[assignment]
         try:
             start = time.perf_counter()
-            services.play(table.hand.pk, seat, move, **options)
+            actions.play(table.hand.pk, seat, move, **options)
             return (time.perf_counter() - start) * 1000
         finally:
             broadcast.send = kept_loop  # type: ignore[assignment]
@@ -147,9 +148,9 @@ def run(args: argparse.Namespace, database: str) -> None:
     broadcast.flush()
 
     seat, move, options = table.next_move()
-    queries = queries_of(lambda: services.play(table.hand.pk, seat, move, **options))
+    queries = queries_of(lambda: actions.play(table.hand.pk, seat, move, **options))
 
-    print(f"services.play, classic, {args.moves} moves each way, code {code_version()}")
+    print(f"actions.play, classic, {args.moves} moves each way, code {code_version()}")
     print(f"database: {database}; channel layer: {type(layer).__name__}")
     print(f"python {sys.version.split()[0]}, pid {os.getpid()}")
     print()
@@ -166,7 +167,7 @@ def run(args: argparse.Namespace, database: str) -> None:
 
         def moves() -> None:
             seat, move, options = table.next_move()
-            services.play(table.hand.pk, seat, move, **options)
+            actions.play(table.hand.pk, seat, move, **options)
 
         print(profile(moves, 200, 25))
 

@@ -62,7 +62,7 @@ from bench.faults import (  # noqa: E402
 def prepare(tables: int, ports: list[int]) -> list[Client]:
     from django.contrib.auth import get_user_model
 
-    from games import policy, services
+    from games import actions, policy
     from games.catalog import ensure_variants
 
     ensure_variants()
@@ -70,18 +70,18 @@ def prepare(tables: int, ports: list[int]) -> list[Client]:
     clients = []
     for t in range(tables):
         variant = VARIANTS[t % len(VARIANTS)]
-        table = services.create_table(variant=variant, created_by=None, name=f"soak {t}")
+        table = actions.create_table(variant=variant, created_by=None, name=f"soak {t}")
         player = users.objects.create_user(f"soak-{t}-player", password=None)
-        services.sit(table, player, 0)
+        actions.sit(table, player, 0)
         for position in range(1, table.players):
-            services.add_bot(table, position, "greedy", by=policy.SYSTEM)
+            actions.add_bot(table, position, "greedy", by=policy.SYSTEM)
         watcher = users.objects.create_user(f"soak-{t}-watcher", password=None)
         clients.append(
             Client(f"t{table.pk}p", table.pk, ports[t % 2], make_session(player), plays=True)
         )
         clients.append(Client(f"t{table.pk}w", table.pk, ports[(t + 1) % 2], make_session(watcher)))
         clients.append(Client(f"t{table.pk}a", table.pk, ports[t % 2]))
-        services.start_match(table, by=policy.SYSTEM)
+        actions.start_match(table, by=policy.SYSTEM)
     return clients
 
 

@@ -14,7 +14,7 @@ from django.http import HttpRequest
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext_lazy as _
 
-from games import engine, services
+from games import actions, audit, engine
 from games.models import ChatMessage, Hand, Match, Move, Participant, Seat, Table, Variant
 
 
@@ -61,14 +61,14 @@ class TableForm(OptionsForm):
         data = super().clean()
         if self.instance.pk is None and data.get("variant") and not self.errors:
             try:
-                services.check_table_settings(
+                actions.check_table_settings(
                     data["variant"],
                     data.get("options"),
                     data.get("move_timer"),
                     data.get("players") or 4,
                     data.get("season"),
                 )
-            except services.GameError as exc:
+            except actions.GameError as exc:
                 raise ValidationError(exc.message) from exc
         return data
 
@@ -81,7 +81,7 @@ class VariantAdmin(admin.ModelAdmin):
 
 
 class SeatInline(admin.TabularInline):
-    """Seats are changed by the seat services (sit, stand, remove a player), never here."""
+    """Seats are changed by the seat actions (sit, stand, remove a player), never here."""
 
     model = Seat
     extra = 0
@@ -102,8 +102,8 @@ TABLE_EDITABLE = ["name", "is_private", "season", "chat_enabled"]
 
 @admin.register(Table)
 class TableAdmin(admin.ModelAdmin):
-    """Tables are created through ``services.create_table`` and edited through
-    ``services.update_table``: the admin writes no game-state field directly."""
+    """Tables are created through ``actions.create_table`` and edited through
+    ``actions.update_table``: the admin writes no game-state field directly."""
 
     form = TableForm
     inlines = [SeatInline]
@@ -154,9 +154,9 @@ class TableAdmin(admin.ModelAdmin):
             if change:
                 changes = {f: data[f] for f in TABLE_EDITABLE if f in form.changed_data}
                 if changes:
-                    services.update_table(obj.pk, by=request.user, **changes)
+                    actions.update_table(obj.pk, by=request.user, **changes)
                 return
-            table = services.create_table(
+            table = actions.create_table(
                 variant=data["variant"],
                 created_by=request.user,  # type: ignore[arg-type]
                 name=data["name"],
@@ -167,7 +167,7 @@ class TableAdmin(admin.ModelAdmin):
                 season=data["season"],
                 chat_enabled=data.get("chat_enabled", True),
             )
-        except services.GameError as exc:  # the form checked these; a race is all that is left
+        except actions.GameError as exc:  # the form checked these; a race is all that is left
             self.message_user(request, exc.message, messages.ERROR)
             raise
         obj.pk = table.pk
@@ -175,8 +175,8 @@ class TableAdmin(admin.ModelAdmin):
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
-    """Rows written only by the game services: listed and shown, never added, changed or
-    deleted here (their actions call the services)."""
+    """Rows written only by the game actions: listed and shown, never added, changed or
+    deleted here (their actions call the actions)."""
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -201,15 +201,24 @@ class SeatAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("Remove the player from the selected seats (a bot takes over)"))
     def remove_players(self, request: HttpRequest, queryset: QuerySet[Seat]) -> None:
-        done = 0
-        for seat in queryset:
-            try:
-                services.remove_player(seat, by=request.user)
-                done += 1
-            except services.GameError as exc:
-                self.message_user(request, f"{seat}: {exc.message}", messages.ERROR)
+        done = _each(
+            self, request, queryset, lambda seat: actions.remove_player(seat, by=request.user)
+        )
         if done:
             self.message_user(request, f"{done} player(s) removed", messages.SUCCESS)
+
+
+def _each(admin_: admin.ModelAdmin, request: HttpRequest, rows: Any, act: Any) -> int:
+    """Run a staff action through the actions on each selected row; a refusal is shown for
+    its row and the others go on. How many were done."""
+    done = 0
+    for row in rows:
+        try:
+            act(row)
+            done += 1
+        except actions.GameError as exc:
+            admin_.message_user(request, f"{row}: {exc.message}", messages.ERROR)
+    return done
 
 
 def _scoreboard(totals: list[int], hand_rows: list[Hand]) -> str:
@@ -267,13 +276,9 @@ class MatchAdmin(ReadOnlyAdmin):
 
     @admin.action(description=_("End the selected matches (abandon their open hand)"))
     def end_stuck_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> None:
-        ended = 0
-        for match in queryset:
-            try:
-                services.end_match(match, by=request.user)
-                ended += 1
-            except services.GameError as exc:
-                self.message_user(request, f"{match}: {exc.message}", messages.ERROR)
+        ended = _each(
+            self, request, queryset, lambda match: actions.end_match(match, by=request.user)
+        )
         self.message_user(request, f"{ended} match(es) ended", messages.SUCCESS)
 
 
@@ -353,7 +358,7 @@ class HandAdmin(ReadOnlyAdmin):
     def verify(self, request: HttpRequest, queryset: QuerySet[Hand]) -> None:
         bad = 0
         for hand in queryset.select_related("match__table__variant"):
-            problems = services.verify_hand(hand)
+            problems = audit.verify_hand(hand)
             if problems:
                 bad += 1
                 self.message_user(request, f"{hand}: {'; '.join(problems)}", messages.ERROR)
@@ -364,7 +369,7 @@ class HandAdmin(ReadOnlyAdmin):
 @admin.register(ChatMessage)
 class ChatMessageAdmin(admin.ModelAdmin):
     """Table chat, read-only: staff read it and delete lines. A deletion goes through
-    ``services.delete_chat_message``, so the line also drops from every open page."""
+    ``actions.delete_chat_message``, so the line also drops from every open page."""
 
     list_display = ["created_at", "table", "match", "author", "said"]
     list_filter = ["created_at", "canned", "table__variant"]
@@ -385,8 +390,8 @@ class ChatMessageAdmin(admin.ModelAdmin):
         return False
 
     def delete_model(self, request: HttpRequest, obj: ChatMessage) -> None:
-        services.delete_chat_message(obj.pk, by=request.user)
+        actions.delete_chat_message(obj.pk, by=request.user)
 
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[ChatMessage]) -> None:
         for pk in list(queryset.values_list("pk", flat=True)):
-            services.delete_chat_message(pk, by=request.user)
+            actions.delete_chat_message(pk, by=request.user)

@@ -7,4 +7,4 @@ class GamesConfig(AppConfig):
     verbose_name = "Games"
 
     def ready(self) -> None:
-        from games import signals  # noqa: F401  (connects the receivers)
+        from games import signals  # noqa: F401  connects the receivers

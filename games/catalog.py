@@ -2,7 +2,7 @@
 
 The names and descriptions are stored in English; pages show them in the viewer's language
 through ``games.messages.variant_name``/``variant_description`` (the names are translated
-with the context "variant name", as in ``games.rules_pages.NAMES``; the descriptions are
+with the context "variant name", as in ``games.pages.rules.NAMES``; the descriptions are
 marked here for makemessages). A text the admin has changed is shown as it is."""
 
 from __future__ import annotations

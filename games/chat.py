@@ -2,8 +2,8 @@
 
 A canned phrase is stored by its key (``ChatMessage.canned``) and shown in each reader's
 language; free text is stored as typed (cleaned here) and shown as plain text (autoescaped,
-never marked safe). The services (``games.services.send_chat``) write messages; the selectors
-(``games.selectors.chat_context``) read them. Chat is never part of a hand's log or state.
+never marked safe). The actions (``games.actions.chat.send_chat``) write messages; the reads
+(``games.reads.tables.chat_context``) read them. Chat is never part of a hand's log or state.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ MAX_TYPED = 4 * MAX_LENGTH
 # the user's recent ChatMessage rows, so it holds across server processes).
 RATE_COUNT = 5
 RATE_SECONDS = 10
-# How many lines a page shows when it opens (see ``selectors.chat_context``).
+# How many lines a page shows when it opens (see ``reads.chat_context``).
 HISTORY = 50
 
 # Characters that are dropped: bidirectional overrides and isolates (they could make a line

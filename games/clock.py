@@ -7,9 +7,9 @@
 2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
    or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
    are read; a hand's state is loaded when it is played;
-3. for each, take a lease (``services.take_lease``), so that of several workers exactly one
-   plays a hand's turn, then play the turn through ``services.play`` and release the lease.
-   The clock writes no game state itself: leases, claims and moves are the services'.
+3. for each, take a lease (``actions.take_lease``), so that of several workers exactly one
+   plays a hand's turn, then play the turn through ``actions.play`` and release the lease.
+   The clock writes no game state itself: leases, claims and moves are the actions'.
 
 Each hand is handled on its own: one that fails is logged with its id and set aside for a
 while, and the pass goes on with the others. Who plays the turn is
@@ -28,28 +28,37 @@ from django.conf import settings
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
-from games import policy, services
-from games.engine.bots import choose_moves
+from games import actions, policy
+from games.engine.bots import DEFAULT_BUDGET_MS, choose_moves
 from games.models import Hand, Match, Seat
 
 log = logging.getLogger(__name__)
 
 # Hands handled in one pass, oldest change first, so that no table starves.
 BATCH = 200
+# The bot levels that search for their move (and spend their time budget doing it).
+SEARCHING_LEVELS = (Seat.Bot.EXPERT,)
 
 
-def due_hands(now: Any, bot_delay: float = 0.0) -> list[int]:
-    """Ids of the hands whose turn the clock should play now, least recently changed first."""
+def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:
+    """Ids of the hands whose turn the clock should play now, least recently changed first.
+
+    A bot on turn is due ``bot_delay`` seconds after the hand last changed, so that people
+    can follow; a bot that searches (``SEARCHING_LEVELS``) is due ``think_ms`` sooner, so that
+    its thinking fills the pause instead of lengthening it."""
     on_turn = Seat.objects.filter(table_id=OuterRef("match__table_id"), position=OuterRef("turn"))
     stand_in = on_turn.filter(Q(bot_level__gt="") | Q(away=True) | Q(user__isnull=True))
+    searching = on_turn.filter(bot_level__in=SEARCHING_LEVELS, away=False, user__isnull=True)
+    early = max(0.0, bot_delay - think_ms / 1000)
     due = (
         Hand.objects.filter(status=Hand.Status.PLAYING)
         .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
-        .annotate(bot_on_turn=Exists(stand_in))
+        .annotate(bot_on_turn=Exists(stand_in), searching_on_turn=Exists(searching))
         .filter(
             Q(deadline__lte=now)
             | Q(clock_turn=F("turn_index"))
             | Q(bot_on_turn=True, updated_at__lte=now - timedelta(seconds=bot_delay))
+            | Q(searching_on_turn=True, updated_at__lte=now - timedelta(seconds=early))
         )
         .order_by("updated_at", "pk")
     )
@@ -62,13 +71,16 @@ def paused() -> bool:
     return bool(settings.CLOCK_PAUSE_FILE) and os.path.exists(settings.CLOCK_PAUSE_FILE)
 
 
-def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) -> int:
-    """One pass: mark gone players away, then play every turn that is due. Returns moves played."""
+def tick(
+    *, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None, think_ms: float = 0.0
+) -> int:
+    """One pass: mark gone players away, then play every turn that is due (``think_ms``: what
+    a searching bot may spend on a decision, see :func:`due_hands`). Returns moves played."""
     if paused():
         return 0
     now = now or timezone.now()
     try:
-        services.mark_gone_players_away(grace_seconds, now)
+        actions.mark_gone_players_away(grace_seconds, now)
     except Exception:
         log.exception("marking gone players away failed")
     played = 0
@@ -76,25 +88,25 @@ def tick(*, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None) ->
         status=Match.Status.PLAYING, next_hand_at__lte=now
     ).values_list("pk", flat=True)[:BATCH]:
         try:
-            if services.deal_next_hand(match_id, now=now) is not None:
+            if actions.deal_next_hand(match_id, now=now) is not None:
                 played += 1
         except Exception:
             log.exception("the clock could not deal the next hand of match %s", match_id)
-    for hand_id in due_hands(now, bot_delay):
+    for hand_id in due_hands(now, bot_delay, think_ms):
         try:
-            played += run_hand(hand_id, now)
+            played += run_hand(hand_id, now, think_ms)
         except Hand.DoesNotExist:  # deleted while we played it (its table was removed)
             log.info("hand %s is gone; nothing to play", hand_id)
         except Exception:
             log.exception("the clock could not play hand %s; trying it again later", hand_id)
-            services.set_aside(hand_id)
+            actions.set_aside(hand_id)
     return played
 
 
-def run_hand(hand_id: int, now: Any = None) -> int:
+def run_hand(hand_id: int, now: Any = None, think_ms: float = 0.0) -> int:
     """Play the due turn of one hand under a lease. Returns the moves played."""
     now = now or timezone.now()
-    token = services.take_lease(hand_id, now)
+    token = actions.take_lease(hand_id, now)
     if token is None:
         return 0
     try:
@@ -104,12 +116,12 @@ def run_hand(hand_id: int, now: Any = None) -> int:
         if actor.kind == "player":
             if hand.deadline is None or hand.deadline > now:
                 return 0  # the player's time has not run out: nothing to do
-            if services.claim_timeout(hand.pk, now) is None:
+            if actions.claim_timeout(hand.pk, now) is None:
                 return 0
-            return play_turn(hand_id, seat.position, services.CLOCK, policy.STAND_IN_LEVEL)
-        return play_turn(hand_id, seat.position, actor.kind, actor.level)
+            return play_turn(hand_id, seat.position, actions.CLOCK, policy.STAND_IN_LEVEL)
+        return play_turn(hand_id, seat.position, actor.kind, actor.level, think_ms=think_ms)
     finally:
-        services.release_lease(hand_id, token)
+        actions.release_lease(hand_id, token)
 
 
 def _seat_on_turn(hand: Hand) -> Seat:
@@ -119,8 +131,11 @@ def _seat_on_turn(hand: Hand) -> Seat:
     return seat
 
 
-def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> int:
-    """Play ``seat``'s current turn with the bot, one move at a time through the service.
+def play_turn(
+    hand_id: int, seat: int, by: str, level: str, limit: int = 60, think_ms: float = 0.0
+) -> int:
+    """Play ``seat``'s current turn with the bot, one move at a time through the service
+    (``think_ms``: a searching bot's budget for each decision; 0: the engine's default).
 
     Stops when the turn ends, when the hand changed under us (another worker, or the player
     came back), or when the policy no longer hands the turn to ``by``.
@@ -132,12 +147,12 @@ def play_turn(hand_id: int, seat: int, by: str, level: str, limit: int = 60) -> 
             return played
         view = hand.view_for(seat)
         rng = random.Random(f"{hand_id}-{hand.version}")
-        for move in choose_moves(view, level, rng):
+        for move in choose_moves(view, level, rng, think_ms or DEFAULT_BUDGET_MS):
             try:
-                services.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
-            except services.StaleVersion:
+                actions.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
+            except actions.StaleVersion:
                 return played
-            except services.GameError as exc:
+            except actions.GameError as exc:
                 if exc.code in ("not_your_seat", "hand_over"):
                     return played
                 continue  # the engine refused this candidate: try the next one

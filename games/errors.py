@@ -1,4 +1,4 @@
-"""Errors the game services raise: each has a stable ``code`` a client can act on."""
+"""Errors the game actions raise: each has a stable ``code`` a client can act on."""
 
 from __future__ import annotations
 

@@ -73,7 +73,7 @@ REFUSALS: dict[str, Any] = {
     ),
     "no_table": gettext_lazy("There is no such table."),
     "not_private": gettext_lazy("This table is public: it has no invite link."),
-    # The table's chat (games.chat, services.send_chat / mute_chat).
+    # The table's chat (games.chat, actions.send_chat / mute_chat).
     "chat_off": gettext_lazy("Chat is off at this table."),
     "chat_empty": gettext_lazy("Write something first."),
     "chat_too_long": gettext_lazy("A message has at most 200 characters."),
@@ -82,7 +82,7 @@ REFUSALS: dict[str, Any] = {
     "chat_mute_self": gettext_lazy("You cannot mute yourself."),
     "bad_chat": gettext_lazy("That message is not understood."),
     "season_options": gettext_lazy("This table's options are not the season's table options."),
-    # Any socket (games.socket_guard).
+    # Any socket (games.live.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
     "unavailable": gettext_lazy(
         "The server could not reach its database just now. Try again in a moment."

@@ -1,7 +1,7 @@
 """Games in the database: variants, tables and seats, matches, hands and their move log.
 
 The rules live in ``games.engine``; a hand row keeps the engine's state as a JSON snapshot with a
-version number, and the move log beside it. Only ``games.services`` writes these rows.
+version number, and the move log beside it. Only ``games.actions`` writes these rows.
 """
 
 from __future__ import annotations
@@ -121,8 +121,9 @@ class Seat(models.Model):
     class Bot(models.TextChoices):
         NONE = "", _("no bot")
         RANDOM = "random", _("random")
-        GREEDY = "greedy", _("greedy")
+        GREEDY = "greedy", _("easy")
         STRONG = "strong", _("strong")
+        EXPERT = "expert", _("expert")
 
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
     position = models.PositiveSmallIntegerField()

@@ -1,10 +1,10 @@
 """Who may do what: see a table, sit, stand, start a match, seat or remove a bot, move for a
-seat, chat, and run the admin's game actions. One module, called by the services, the
+seat, chat, and run the admin's game actions. One module, called by the actions, the
 consumers, the views and the admin, so a rule is written once.
 
 Each ``check_*`` raises :class:`~games.errors.NotAllowed` (or a more specific
 :class:`~games.errors.GameError`) and returns nothing; each ``can_*`` answers a bool. They read
-rows the caller already loaded (and, in the services, locked), and never write.
+rows the caller already loaded (and, in the actions, locked), and never write.
 
 ``SYSTEM`` is the site itself acting: the demo loader, the clock, a management command. Only
 trusted server code passes it; a request always passes its user.
@@ -37,7 +37,7 @@ SYSTEM: Final = _System()
 # player's seat and a timed-out turn are played by this level.
 STAND_IN_LEVEL: Final = "greedy"
 
-# The two non-user movers, as ``services.play`` receives them.
+# The two non-user movers, as ``actions.play`` receives them.
 BOT: Final = "bot"
 CLOCK: Final = "clock"
 
@@ -197,15 +197,19 @@ def check_stand(table: Table, seats: list[Seat], user: Any) -> Seat:
     return mine
 
 
+def _check_host_before_match(table: Table, seats: list[Seat], user: Any, what: str) -> None:
+    if not may_manage(table, seats, user):
+        raise NotAllowed("not_host", f"only the table's host may {what}")
+    if table.status != Table.Status.OPEN:
+        raise GameError("match_in_progress", "bots are seated and removed before the match")
+
+
 def check_seat_bot(table: Table, seats: list[Seat], user: Any, position: int, level: str) -> Seat:
     """A bot of ``level`` may go on the empty seat ``position``: the host does it, before a
     match."""
     if level not in Seat.Bot.values or not level:
         raise GameError("bad_bot", f"no bot level {level!r}")
-    if not may_manage(table, seats, user):
-        raise NotAllowed("not_host", "only the table's host may seat bots")
-    if table.status != Table.Status.OPEN:
-        raise GameError("match_in_progress", "bots are seated before the match starts")
+    _check_host_before_match(table, seats, user, "seat bots")
     seat = _seat_at(seats, position)
     if not seat.is_empty:
         raise GameError("seat_taken", "that seat is not free")
@@ -214,10 +218,7 @@ def check_seat_bot(table: Table, seats: list[Seat], user: Any, position: int, le
 
 def check_remove_bot(table: Table, seats: list[Seat], user: Any, position: int) -> Seat:
     """The host may take a bot off its seat before a match."""
-    if not may_manage(table, seats, user):
-        raise NotAllowed("not_host", "only the table's host may remove bots")
-    if table.status != Table.Status.OPEN:
-        raise GameError("match_in_progress", "bots stay seated while the match is played")
+    _check_host_before_match(table, seats, user, "remove bots")
     seat = _seat_at(seats, position)
     if not seat.bot_level:
         raise GameError("no_bot", "there is no bot on that seat")

@@ -9,17 +9,17 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from accounts.models import Profile
-from games import services
+from games import actions
 
 
 @receiver(post_save, sender=Profile, dispatch_uid="games.profile_saved")
 def profile_saved(sender: Any, instance: Profile, update_fields: Any = None, **kwargs: Any) -> None:
     if update_fields is None or "display_name" in update_fields:
-        services.name_changed(instance.user_id)
+        actions.name_changed(instance.user_id)
 
 
 @receiver(post_save, sender=settings.AUTH_USER_MODEL, dispatch_uid="games.user_saved")
 def user_saved(sender: Any, instance: Any, update_fields: Any = None, **kwargs: Any) -> None:
     # A log-in saves last_login alone: nothing shown changed.
     if update_fields is None or "username" in update_fields:
-        services.name_changed(instance.pk)
+        actions.name_changed(instance.pk)

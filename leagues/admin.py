@@ -3,9 +3,13 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
+from games import actions
+from games.errors import GameError
 from leagues import standings
 from leagues.models import League, Rating, RatingChange, Season, SeasonMember, Standing
 
@@ -60,16 +64,11 @@ class SeasonAdmin(admin.ModelAdmin):
     @admin.action(description=_("Open a table for this season"))
     def open_table(self, request: HttpRequest, queryset: QuerySet[Season]) -> None:
         """A new open table of the league's variant with the season's table options, through
-        the game services (the admin never writes tables itself)."""
-        from django.urls import reverse
-        from django.utils.html import format_html
-
-        from games import services
-        from games.errors import GameError
+        the game actions (the admin never writes tables itself)."""
 
         for season in queryset.select_related("league__variant"):
             try:
-                table = services.create_table(
+                table = actions.create_table(
                     variant=season.league.variant,
                     created_by=None,
                     name=f"{season.league.name} · {season.name}",

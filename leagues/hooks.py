@@ -1,19 +1,21 @@
 """What happens once a match has ended (finished or abandoned): it is rated and counted in its
-season. ``games.events.match_ended`` brings it here after the transaction that ended the match
-commits; each step runs in its own transaction, and a failure is logged, never raised into the
-game (``python manage.py rate_matches`` and the admin's "Recompute standings" catch up)."""
+season. ``games.actions.events.match_ended`` brings it here after the transaction that ended
+the match commits; each step runs in its own transaction, and a failure is logged, never
+raised into the game (``python manage.py rate_matches`` and the admin's "Recompute standings"
+catch up)."""
 
 from __future__ import annotations
 
 import logging
+
+from leagues import ratings, standings
+from leagues.models import RatingChange
 
 log = logging.getLogger(__name__)
 
 
 def match_over(match_id: int) -> None:
     """Rate the match (once), then add it to its season's stored standings (once)."""
-    from leagues import ratings, standings
-    from leagues.models import RatingChange
 
     rated = False
     try:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 
-from django.db import IntegrityError, transaction
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
@@ -48,13 +47,8 @@ def rated_sides(out: results.Outcome | None, season: Season | None) -> list[resu
 
 def rate_match(match: Match | int) -> bool:
     """Rate a finished match if it has not been rated; True when this call rated it."""
-    pk = match.pk if isinstance(match, Match) else match
-    try:
-        with transaction.atomic():
-            return _rate(pk)
-    except IntegrityError:
-        # Another worker inserted the match's RatedMatch first: it rated the match.
-        return False
+    # Another worker that inserted the match's RatedMatch first rated the match.
+    return results.once_per_match(_rate, match)
 
 
 def _already_rated(pk: int) -> bool:

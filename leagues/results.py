@@ -5,9 +5,11 @@ held a seat, and each side's place. Ratings and standings both read matches thro
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from django.db import IntegrityError, transaction
 
 from games import engine
 from games.models import Match, Participant
@@ -122,3 +124,15 @@ def outcome(match: Match, participants: list[dict[str, Any]], variant_key: str) 
         for side in rest:
             side.place = len(first) + 1 + sum(1 for o in rest if better(o, side))
     return Outcome(match_id=match.pk, sides=ordered, totals=totals, seats_of=dict(seats_of))
+
+
+def once_per_match(step: Callable[[int], bool], match: Match | int) -> bool:
+    """Run ``step`` on the match's id in a transaction of its own; False when a unique row it
+    inserts (the mark that the step was done for this match) was inserted by another worker
+    first: the step is then done already."""
+    pk = match.pk if isinstance(match, Match) else match
+    try:
+        with transaction.atomic():
+            return step(pk)
+    except IntegrityError:
+        return False

@@ -9,8 +9,8 @@ from typing import Any
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
-from games.events import match_ended
-from leagues import hooks
+from games.actions.events import match_ended
+from leagues import hooks, standings
 from leagues.models import SeasonMember
 
 
@@ -22,6 +22,4 @@ def match_ended_rate_and_count(sender: Any, match_id: int, **kwargs: Any) -> Non
 @receiver(post_save, sender=SeasonMember, dispatch_uid="leagues.member_joined")
 def member_joined(sender: Any, instance: SeasonMember, created: bool, **kwargs: Any) -> None:
     if created and not kwargs.get("raw"):
-        from leagues import standings
-
         standings.recompute(instance.season_id)

@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from games import engine
@@ -210,12 +210,8 @@ def _rerank(season: Season, rows: list[Standing]) -> None:
 
 def count_match(match: Match | int) -> bool:
     """Add a match that has ended to its season's stored standings, once; True if it counted."""
-    pk = match.pk if isinstance(match, Match) else match
-    try:
-        with transaction.atomic():
-            return _count(pk)
-    except IntegrityError:
-        return False  # counted by another worker at the same moment
+    # Another worker that inserted the SeasonMatch first counted it.
+    return results.once_per_match(_count, match)
 
 
 def _count(pk: int) -> bool:

@@ -17,11 +17,11 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from games.live import ServerTasks  # noqa: E402
-from games.routing import websocket_urlpatterns  # noqa: E402
+from games.live.routing import websocket_urlpatterns  # noqa: E402
+from games.live.server_tasks import ServerTasks  # noqa: E402
 
 # ServerTasks: the presence heartbeat of this process's sockets and, without Redis, the clock
-# (games.live).
+# (games.live.server_tasks).
 application = ServerTasks(
     ProtocolTypeRouter(
         {

@@ -124,14 +124,19 @@ class RedisChannelLayer(core.RedisChannelLayer):
             log.warning("Redis answers again: groups rejoined, sockets told to send afresh")
             return
 
-    async def close_pools(self) -> None:
-        """Stop the reader, then close the connections (channels_redis's). The reader stops
-        even if its cancellation is lost inside the Redis client: it is no longer the
-        layer's reader, and closing the connections ends its pop."""
+    async def stop_reading(self) -> None:
+        """Stop the reader. It stops even if its cancellation is lost inside the Redis client:
+        it is no longer the layer's reader, so it ends once its pop returns (within the
+        pop's timeout), and an event loop that is closing never waits on it for ever."""
         reader, self._reader = self._reader, None
         if reader is not None and not reader.done():
             with contextlib.suppress(RuntimeError):  # its loop may already be closed
                 reader.cancel()
                 if reader.get_loop() is asyncio.get_running_loop():
                     await asyncio.wait({reader}, timeout=CLOSE_SECONDS)
+
+    async def close_pools(self) -> None:
+        """Stop the reader, then close the connections (channels_redis's), which ends its pop
+        at once."""
+        await self.stop_reading()
         await super().close_pools()

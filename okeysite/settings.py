@@ -196,13 +196,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql" and DB_PREP
     )
 
 # PostgreSQL: a table socket's read after a change runs on the server's event loop, on an
-# asynchronous connection from a pool of its own per process (games.loop_reads), instead of
+# asynchronous connection from a pool of its own per process (games.live.loop_reads), instead of
 # waiting for the GIL in a thread. Count DB_LOOP_POOL_MAX per process beside DB_POOL_MAX.
 DB_LOOP_READS = env.bool("DB_LOOP_READS", default=True)
 DB_LOOP_POOL_MAX = env.int("DB_LOOP_POOL_MAX", default=4)
 
 # In an ASGI server, messages after commit go out on the server's own event loop, not from a
-# publishing thread that would wait for the GIL after each Redis round trip (games.broadcast).
+# publishing thread that would wait for the GIL after each Redis round trip
+# (games.actions.broadcast).
 BROADCAST_ON_SERVER_LOOP = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -226,12 +227,23 @@ REDIS_URL = env.str("REDIS_URL", default="")
 # default: django/channels_redis#422, redis/redis-py#4091). Long enough for the pop, still
 # finite so that a dead Redis connection is noticed.
 REDIS_SOCKET_TIMEOUT = 30.0
-if REDIS_URL:
+# channels_redis's layer, with one reader task per process, so that a closing socket never
+# takes another socket's message with it (see the module). bench/load.py --layer pubsub sets
+# channels_redis's RedisPubSubChannelLayer instead, to compare them (docs/PERFORMANCE.md).
+SITE_LAYER = "okeysite.channel_layers.RedisChannelLayer"
+PUBSUB_LAYER = "channels_redis.pubsub.RedisPubSubChannelLayer"
+CHANNEL_LAYER_BACKEND = env.str("CHANNEL_LAYER_BACKEND", default=SITE_LAYER)
+if CHANNEL_LAYER_BACKEND not in (SITE_LAYER, PUBSUB_LAYER):
+    raise ImproperlyConfigured(f"CHANNEL_LAYER_BACKEND is {SITE_LAYER} or {PUBSUB_LAYER}")
+if REDIS_URL and CHANNEL_LAYER_BACKEND == PUBSUB_LAYER:
+    # Its subscriber waits on its connection without a timeout of its own.
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": PUBSUB_LAYER, "CONFIG": {"hosts": [{"address": REDIS_URL}]}}
+    }
+elif REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            # channels_redis's layer, with one reader task per process, so that a closing
-            # socket never takes another socket's message with it (see the module).
-            "BACKEND": "okeysite.channel_layers.RedisChannelLayer",
+            "BACKEND": SITE_LAYER,
             "CONFIG": {
                 # Each host dict goes to redis.asyncio.ConnectionPool.from_url(address, **rest);
                 # query parameters in REDIS_URL (e.g. ?socket_timeout=) override these.
@@ -257,7 +269,7 @@ NEXT_HAND_PAUSE_SECONDS = env.int("NEXT_HAND_PAUSE_SECONDS", default=8)
 
 # The clock (games.clock: bots, move timers, away seats, the next hand). Without Redis the
 # in-memory channel layer reaches only the server's own sockets, so the clock runs inside the
-# ASGI server (games.live); with Redis it runs as `manage.py run_clock` workers.
+# ASGI server (games.live.server_tasks); with Redis it runs as `manage.py run_clock` workers.
 CLOCK_IN_SERVER = env.bool("CLOCK_IN_SERVER", default=not REDIS_URL)
 CLOCK_INTERVAL_SECONDS = env.float("CLOCK_INTERVAL_SECONDS", default=0.25)
 # While this file exists the clock plays nothing (games.clock.paused): maintenance, and the
@@ -266,11 +278,14 @@ CLOCK_PAUSE_FILE = env.str("CLOCK_PAUSE_FILE", default="")
 # Seconds a bot waits before its turn (so that people can follow), and before a player with
 # no open socket is marked away (a bot then plays for them until they come back).
 BOT_DELAY_SECONDS = env.float("BOT_DELAY_SECONDS", default=0.8)
+# What the expert bot may spend on one decision, in milliseconds of this machine's search. It
+# thinks inside the pause above (the clock starts it that much earlier), never after it.
+BOT_THINK_MS = env.float("BOT_THINK_MS", default=80.0)
 AWAY_GRACE_SECONDS = env.int("AWAY_GRACE_SECONDS", default=20)
 
 # Content-Security-Policy ------------------------------------------------------------------
 # Scripts, styles, images and sockets only from this site: no inline script, style attribute or
-# <style> element, no eval (the templates and fragments have none; tests/test_csp.py checks
+# <style> element, no eval (the templates and fragments have none; tests/pages/test_csp.py checks
 # every page and socket frame), so markup that slips into a page cannot run or restyle it.
 # connect-src 'self' covers the site's own ws:/wss: sockets (CSP Level 3); a bare ws: or
 # wss: would allow any host. img-src data: for the empty favicon (base.html).

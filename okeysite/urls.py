@@ -3,10 +3,11 @@ from django.urls import include, path
 from django.views.i18n import JavaScriptCatalog
 
 from accounts import views as accounts_views
-from games import match_pages, profiles
+from games.pages import matches as match_pages
+from games.pages import profiles
 
 urlpatterns = [
-    path("", include("games.urls")),
+    path("", include("games.pages.urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("leagues.urls")),
     path("players/<str:username>/", profiles.profile, name="profile"),

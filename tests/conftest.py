@@ -16,6 +16,7 @@ import pytest
 
 from tests import workers
 from tests.live_daphne import DaphneServer, fail_or_skip
+from tests.pytest_env import FAST_PASSWORD_HASHERS
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -62,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
     workers.isolate(settings)
     workers.forget_earlier_runs(settings)
+    settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
 
 
 # ------------------------------------------------------------------------------- cache
@@ -153,8 +155,8 @@ def _broadcast_from_a_thread(settings: Any) -> None:
     """Messages after commit go out from the publishing thread, as in a worker: a test's event
     loop closes with the test, and a send or a pop of the Redis layer still running on it
     (the client can swallow their cancellation) would keep it from closing. The daphne
-    processes of the live-server tests publish on their loops; tests/test_broadcast.py tests
-    it on a loop of its own."""
+    processes of the live-server tests publish on their loops; tests/actions/test_broadcast.py
+    tests it on a loop of its own."""
     settings.BROADCAST_ON_SERVER_LOOP = False
 
 
@@ -215,12 +217,12 @@ def daphne_live_server(
       writes are visible to the test too. On SQLite the test database is a file for this
       (``django_db_modify_db_settings`` above).
     - Channel layer: with ``REDIS_URL`` the server shares the test's Redis layer, so
-      ``games.services`` calls in the test reach the server's sockets. Without it each process
+      ``games.actions`` calls in the test reach the server's sockets. Without it each process
       has its own in-memory layer: a message published by the test never reaches the server
       (only what the server does itself, or finds in the database, does).
     - With ``chromium_page``, change games in another thread:
       ``tests.live_daphne.in_thread(fn, *args)``. Playwright keeps an event loop running in the
-      test's thread, where ``async_to_sync`` refuses to run, so a ``games.services`` call made
+      test's thread, where ``async_to_sync`` refuses to run, so a ``games.actions`` call made
       there commits but cannot publish (it logs "publishing to table ... failed").
     - The server's output: ``.output_of_this_test()`` and ``.errors()`` (lines with a traceback,
       ERROR, CRITICAL or TimeoutError since this test started); assert ``not server.errors()``.

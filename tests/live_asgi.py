@@ -11,10 +11,12 @@ import django
 from django.conf import settings
 
 from tests import workers
+from tests.pytest_env import FAST_PASSWORD_HASHERS
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "okeysite.settings")
 # Under pytest-xdist: the channel layer and cache keys of the worker that started this server.
 workers.isolate(settings)
+settings.PASSWORD_HASHERS = FAST_PASSWORD_HASHERS
 django.setup()
 # Before any connection opens: the test database (a file for SQLite), not the real one.
 settings.DATABASES["default"]["NAME"] = os.environ["OKEY_LIVE_DATABASE_NAME"]

@@ -1,8 +1,13 @@
 """A daphne process serving the site on the test database, for the ``daphne_live_server``
-fixture (tests/conftest.py). The process serves ``tests.live_asgi:application``."""
+fixture (tests/conftest.py). The process serves ``tests.live_asgi:application``.
+
+``free_ports`` and ``serve_env`` are for the tests that start ``manage.py serve`` themselves
+(tests/live/test_serve.py, tests/accounts/test_client_address.py)."""
 
 import os
+import random
 import re
+import socket
 import subprocess
 import sys
 import time
@@ -15,6 +20,26 @@ from typing import Any
 import pytest
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+
+
+def free_ports(count: int) -> int:
+    """The first of ``count`` consecutive free ports on 127.0.0.1."""
+    for _ in range(200):
+        first = random.randint(20_000, 40_000)
+        try:
+            for port in range(first, first + count):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", port))
+        except OSError:
+            continue
+        return first
+    raise AssertionError("no free ports")
+
+
+def serve_env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    env.update(DJANGO_SETTINGS_MODULE="okeysite.settings", PYTHONUNBUFFERED="1", **extra)
+    return env
 
 
 def _ci() -> bool:
@@ -33,7 +58,7 @@ def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
     """Run ``fn(*args)`` in a fresh thread and return its result (its exception is raised here).
 
     For game changes in browser tests: Playwright's sync API keeps an event loop running in the
-    test's thread, where ``async_to_sync`` refuses to run, so ``games.services`` could not
+    test's thread, where ``async_to_sync`` refuses to run, so ``games.actions`` could not
     publish to the channel layer after commit (it would only log the failure)."""
     from django.db import connection
 

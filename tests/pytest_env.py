@@ -24,3 +24,11 @@ TEST_ENV_DEFAULTS = {
 
 for _key, _value in TEST_ENV_DEFAULTS.items():
     os.environ.setdefault(_key, _value)
+
+# The site hashes passwords with PBKDF2 (a million rounds: half a second on this machine), and
+# the suite makes hundreds of users. Its processes (pytest's and the live servers') hash with
+# MD5 instead and still check a PBKDF2 hash. tests/test_settings_env.py checks the site's own.
+FAST_PASSWORD_HASHERS = [
+    "django.contrib.auth.hashers.MD5PasswordHasher",
+    "django.contrib.auth.hashers.PBKDF2PasswordHasher",
+]

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from django.conf import settings
 from django.db import connection
 
@@ -15,6 +16,7 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 ENV_KEYS = (
     "DATABASE_URL",
     "REDIS_URL",
+    "CHANNEL_LAYER_BACKEND",
     "SECRET_KEY",
     "DEBUG",
     "ALLOWED_HOSTS",
@@ -280,7 +282,7 @@ import json
 import django
 django.setup()
 from django.conf import settings
-from games import loop_reads
+from games.live import loop_reads
 on = loop_reads.enabled()
 kwargs = loop_reads._connection_kwargs("default") if on else {}
 print(json.dumps({
@@ -309,3 +311,34 @@ def test_the_loop_reads_connect_as_django_does_unless_turned_off() -> None:
         "enabled"
     ]
     assert not loaded(PRINT_LOOP_READS, DEBUG="true")["enabled"]  # SQLite
+
+
+def test_the_site_hashes_passwords_with_pbkdf2_while_the_suite_uses_a_fast_hasher() -> None:
+    script = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        "print(json.dumps(settings.PASSWORD_HASHERS))"
+    )
+    site = loaded(script, DEBUG="true")
+    assert site[0] == "django.contrib.auth.hashers.PBKDF2PasswordHasher"
+    assert "MD5" not in " ".join(site)
+    assert settings.PASSWORD_HASHERS[0] == "django.contrib.auth.hashers.MD5PasswordHasher"
+
+
+@pytest.mark.parametrize(
+    "layer",
+    ["okeysite.channel_layers.RedisChannelLayer", "channels_redis.pubsub.RedisPubSubChannelLayer"],
+)
+def test_a_benchmark_may_ask_for_channels_redis_pubsub_layer(layer: str) -> None:
+    script = (
+        "import django, json; django.setup(); from django.conf import settings; "
+        "print(json.dumps(settings.CHANNEL_LAYERS['default']))"
+    )
+    resolved = loaded(
+        script, DEBUG="true", REDIS_URL="redis://r.example.test:6379/2", CHANNEL_LAYER_BACKEND=layer
+    )
+    assert resolved["BACKEND"] == layer
+    assert resolved["CONFIG"]["hosts"][0]["address"] == "redis://r.example.test:6379/2"
+    refused = load_settings(
+        script, DEBUG="true", CHANNEL_LAYER_BACKEND="channels.layers.InMemoryChannelLayer"
+    )
+    assert refused.returncode != 0 and "CHANNEL_LAYER_BACKEND" in refused.stderr

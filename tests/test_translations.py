@@ -21,8 +21,8 @@ from django.conf import settings
 from django.test import Client
 from django.urls import reverse
 
-from games import engine, services
-from tests.tables.helpers import seed_of, user_table
+from games import actions, engine
+from tests.play import seed_of, user_table
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
@@ -210,10 +210,10 @@ def turkish_client(user: Any = None) -> Client:
 @pytest.mark.django_db
 def test_the_table_page_speaks_turkish(compiled: None) -> None:
     table, users = user_table("okey51")
-    hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(71)).hands.get()
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(71)).hands.get()
     starter = hand.starter
     tile = engine.format_tile(hand.engine_hand().racks[starter][0])
-    services.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+    actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
     player = users[(starter + 1) % 4]  # on turn now: the move buttons are live
 
     page = turkish_client(player).get(reverse("table", args=[table.pk])).content.decode()
@@ -278,11 +278,11 @@ async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language
     asker's language."""
     from channels.db import database_sync_to_async
 
-    from tests.tables.test_table_socket import cookie_for, drain, socket
+    from tests.sockets import cookie_for, drain, socket
 
     def setup() -> tuple[int, list[Any], list[str], Any]:
         table, users = user_table("duz")
-        hand = services.start_match(table, by=services.SYSTEM, seed=seed_of(72)).hands.get()
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(72)).hands.get()
         return table.pk, users, [cookie_for(u) for u in users], hand
 
     table_id, users, cookies, hand = await database_sync_to_async(setup)()
@@ -297,7 +297,7 @@ async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language
 
         def move() -> str:
             tile = engine.format_tile(hand.engine_hand().racks[starter][0])
-            services.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+            actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
             return tile
 
         tile = await database_sync_to_async(move)()

@@ -50,7 +50,7 @@ def isolate(settings: Any) -> None:
 
 def forget_earlier_runs(settings: Any) -> None:
     """Delete the channel layer keys an earlier run of this worker left on Redis: a server
-    killed mid-test (tests/test_faults.py) leaves its sockets in their groups for a day, and
+    killed mid-test (tests/live/test_faults.py) leaves its sockets in their groups for a day, and
     this run's test database numbers its tables from 1 again. Only this worker's prefix."""
     if not WORKER:
         return

@@ -19,7 +19,7 @@ The public API, in the spirit of python-chess:
   :func:`planned_hands`, :func:`idle_options`, :func:`higher_is_better`, :func:`leaders`,
   :func:`ranking`, :func:`team_scores`, :func:`running_scores` (totals during a hand);
 - variants and options: :data:`VARIANTS`, :data:`OPEN_VARIANTS`, :func:`is_open_variant`,
-  :func:`has_indicator_show`, :func:`default_options`, :func:`validate_options`,
+  :func:`has_indicator_show`, :func:`has_pairs`, :func:`default_options`, :func:`validate_options`,
   :func:`check_table`, :func:`team_of`;
 - errors: :data:`MOVE_ERRORS`, :data:`MELD_ERRORS`;
 - scenarios: :func:`run_scenario` (``python -m games.engine.scenario``).
@@ -69,6 +69,7 @@ from .variants import (
     check_table,
     default_options,
     has_indicator_show,
+    has_pairs,
     is_open_variant,
     team_of,
     validate_options,
@@ -115,6 +116,7 @@ __all__ = [
     "idle_options",
     "is_open_variant",
     "has_indicator_show",
+    "has_pairs",
     "leaders",
     "legal_actions",
     "new_seed",

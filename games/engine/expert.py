@@ -21,17 +21,15 @@ import random
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from . import solver
 from .belief import Belief, World
+from .heuristics import DiscardWeights, Ranker
 from .legal import legal_actions
 from .selfplay import candidate_moves
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
 from .variants import CLASSIC, DUZ, is_open_variant, team_of
-
-if TYPE_CHECKING:
-    from .bots import _Bot
 
 Move = dict[str, Any]
 View = Mapping[str, Any]
@@ -56,13 +54,13 @@ OPEN_WORLDS = 16
 # much expected penalty one place in the strong bot's discard order is worth.
 OPEN_PROGRESS = 60.0
 OPEN_RANK = 40.0
-OPEN_LOSS = 10.0  # per point of opening value a discard gives up
-# Per point of face value a discard sheds: once opened, shedding high tiles lowers what the rack
-# costs at the end; before opening, high tiles are what reaches the bar, so low ones go first.
-OPEN_DUMP = 1.0
-CLOSED_DUMP = -2.0
-OPEN_GAIN = 5.0  # per point of opening value one more draw is expected to add
-OPEN_LOOSE = 20.0  # once opened, for a tile that melds with nothing left in the rack
+# The strong bot's discard order for the open variants, with the expert's weights: per point
+# of face value a discard sheds, once opened shedding high tiles lowers what the rack costs at
+# the end, and before opening high tiles are what reaches the bar, so low ones go first; once
+# opened, a tile that melds with nothing left goes before the others.
+OPEN_DISCARDS = DiscardWeights(
+    loss=10.0, dump_opened=1.0, dump_closed=-2.0, draw_gain=5.0, loose=20.0
+)
 
 # The closed-hand evaluation is in expected draws to a finish (tuned on bench/bots.py).
 # Each step after the first is counted at this many useful tiles: low, so that a step nearer
@@ -387,14 +385,11 @@ class _Expert:
     def wants_open(self, t: int) -> bool:
         return self._open_bot().wants(t)
 
-    def _open_bot(self) -> _Bot:
+    def _open_bot(self) -> Ranker:
         # The strong bot's open-table judgement (openings against the bar, feeding only rivals,
         # planning discards against the bar), with the expert's reading of the next seat on top.
-        from .bots import _Bot
-
-        class _OpenBot(_Bot):
-            def rank_open_discards(self, discards: list[Move]) -> list[Move]:
-                return _open_discards(self, discards)
+        class _OpenBot(Ranker):
+            discard_weights = OPEN_DISCARDS
 
         return _OpenBot(self.view, True)
 
@@ -447,44 +442,6 @@ class _Expert:
         }
         order = sorted(range(len(tiles)), key=lambda k: (score[tiles[k]], k))
         return [discards[k] for k in order]
-
-
-def _open_discards(bot: _Bot, discards: list[Move]) -> list[Move]:
-    """The strong bot's discard order for the open variants, with the expert's weights."""
-    from .bots import _near
-
-    opened = bot.view["opened"][bot.seat]
-    base = bot._open_potential(bot.rack)
-    wanted = bot._next_seat_wants()
-    nxt = (bot.seat + 1) % bot.view["players"]
-    shed = {bot.ident(parse_tile(t)) for t in bot.view["discards"][nxt]}
-    bar = bot.view["opening_bar"] or 51
-    scored = []
-    for m in discards:
-        t = parse_tile(m["tile"])
-        rest = list(bot.rack)
-        rest.remove(t)
-        cost = 0.0
-        if bot.penalised(t):
-            cost += 10_000
-        if t == bot.okey:
-            cost += 5_000
-        if bot.ident(t) in wanted:
-            cost += 300
-        loss = base - bot._open_potential(rest)
-        cost += loss * OPEN_LOSS
-        cost -= bot.value(t) * (OPEN_DUMP if opened else CLOSED_DUMP)
-        if opened is None:
-            cost -= bot._draw_gain(rest) * OPEN_GAIN
-            cost += max(0, bar - bot._open_potential(rest)) * 2
-        else:
-            # Loose tiles go first: a tile that melds with nothing left is the one to shed.
-            cost -= 0 if any(_near(x, [t], bot.okey) for x in rest) else OPEN_LOOSE
-        if bot.ident(t) in shed:
-            cost -= 15
-        scored.append((cost, m))
-    scored.sort(key=lambda x: x[0])
-    return [m for _, m in scored]
 
 
 def _uses_tile(move: Move, name: str) -> bool:

@@ -108,6 +108,12 @@ def has_indicator_show(variant: str) -> bool:
     return variant == CLASSIC
 
 
+def has_pairs(variant: str) -> bool:
+    """Whether pairs count in ``variant``: a seven-pairs finish (classic) or a pairs opening
+    (okey51, gobek17). Düz Okey has none."""
+    return variant != DUZ
+
+
 def check_players(variant: str, players: int, options: Mapping[str, Any] | None = None) -> None:
     """Raise :class:`OptionsError` unless ``variant`` is played by ``players`` (with ``options``:
     partners are two against two, so they need four)."""

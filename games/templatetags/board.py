@@ -1,5 +1,5 @@
 """The board's per-seat parts of ``#table-live`` (``templates/games/table.html``), built in
-Python from ``selectors.table_context``'s plain data:
+Python from ``reads.table_context``'s plain data:
 
     {% load board %}
     <ul class="players">{% players seats my_seat hand live %}</ul>

@@ -1,10 +1,10 @@
 """``{% lobby_table t site_root %}``: one table of the lobby's list (``lobby_tables.html``),
-built in Python from ``games.lobby.lobby_tables``'s dict for it.
+built in Python from ``reads.lobby_tables``'s dict for it.
 
 The lobby lists up to 50 tables and its socket renders the list again for every viewer on
 every change: drawn by the template language, the rows take most of the page's time (a dozen
 ``if``s, a loop over the options and one over the seats, for each table). The markup and its
-hooks are the ones ``tests/tables/test_lobby.py`` reads (``.lobby-table[data-table]``,
+hooks are the ones ``tests/pages/test_lobby.py`` reads (``.lobby-table[data-table]``,
 ``[data-option]``, ``.table-seats [data-seat]``, ``[data-watching]``, ``[data-action="watch"]``,
 ``[data-invite]``, ...); every value in it is escaped. (The words are looked up outside the
 f-strings, where ``makemessages`` finds them.)"""

@@ -25,7 +25,7 @@ as given ("F" for a fake, the wild okey its own code, a meld token with its suff
 ``tile-R`` / ``tile-Y`` / ``tile-B`` / ``tile-K`` (colour; none for a fake), ``tile-fake``,
 ``tile-wild``, ``tile-has-as`` (shows a "= X" hint). The aria-label and the title say the tile
 in words ("red 5", "fake okey", "okey (black 7)"), in translatable strings. Styles:
-``static/css/site.css``, "Tiles". ``tests/tables/test_tiles.py`` checks this contract. A tile's
+``static/css/site.css``, "Tiles". ``tests/pages/test_tiles.py`` checks this contract. A tile's
 HTML depends only on its arguments and the active language, so it is built once per process
 and kept (``_html``)."""
 

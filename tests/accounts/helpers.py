@@ -7,10 +7,10 @@ from typing import Any
 from django.test import Client
 from django.utils import timezone
 
-from games import services
+from games import actions
 from games.models import Match, Table
-from tests.tables.helpers import seed_of
-from tests.tables.test_lobby import form_values, parse  # noqa: F401  (re-exported)
+from tests.markup import form_values, parse  # noqa: F401  (re-exported)
+from tests.play import seed_of
 
 
 def signed_in(user: Any, **kwargs: Any) -> Client:
@@ -20,7 +20,7 @@ def signed_in(user: Any, **kwargs: Any) -> Client:
 
 
 def finish(match: Match, totals: list[int], winners: list[int]) -> Match:
-    """Mark ``match`` over with these totals and winners (as services._close_hand would)."""
+    """Mark ``match`` over with these totals and winners (as actions.matches.close_hand would)."""
     Match.objects.filter(pk=match.pk).update(
         status=Match.Status.FINISHED, totals=totals, winners=winners, finished_at=timezone.now()
     )
@@ -31,4 +31,4 @@ def finish(match: Match, totals: list[int], winners: list[int]) -> Match:
 
 def played_match(user: Any, variant: str = "okey51", seed: int = 1) -> Match:
     """A Play-now match of ``user`` (seat 0, three strong bots), its first hand dealt."""
-    return services.play_now(user, variant, seed=seed_of(seed))
+    return actions.play_now(user, variant, seed=seed_of(seed))

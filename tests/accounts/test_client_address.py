@@ -41,7 +41,6 @@ def test_the_address_is_the_peers_never_a_header_the_client_sends() -> None:
 
 @pytest.mark.django_db
 def test_a_forged_forwarded_for_header_does_not_escape_the_limits(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     make_user("elif")
     for n in range(5):
         Client().post(
@@ -153,7 +152,7 @@ def served_behind_a_proxy(transactional_db: None, tmp_path: Path) -> Any:
     database."""
     from django.db import connection
 
-    from tests.test_serve import free_ports, serve_env
+    from tests.live_daphne import free_ports, serve_env
 
     port = free_ports(1)
     log_path = tmp_path / "serve.log"

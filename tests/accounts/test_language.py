@@ -14,11 +14,10 @@ from django.urls import reverse
 
 from accounts.language import SESSION_KEY
 from accounts.models import Profile
-from games import table_socket
-from games.consumers import LobbyConsumer
-from games.table_socket import language_of
-from tests.tables.test_lobby import lobby_sockets
-from tests.tables.test_table_socket import cookie_for
+from games.live import table_socket
+from games.live.lobby_socket import LobbyConsumer
+from games.live.table_socket import language_of
+from tests.sockets import cookie_for, lobby_sockets
 from tests.users import PASSWORD, make_user
 
 from .helpers import signed_in

@@ -21,12 +21,6 @@ from tests.users import PASSWORD, make_user
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(autouse=True)
-def _fast_hashing(settings: Any) -> None:
-    # Dozens of failed log-ins: the default hasher's slowness is not what is tested here.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 TOO_MANY = "Too many failed log-ins. Try again in 15 minutes."
 WRONG = "Please enter a correct username and password."
 OWNERS_ADDRESS = "10.0.0.5"

@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from accounts.models import Profile, display_name
-from games import lobby, selectors, services
-from games.profiles import RECENT_MATCHES, recent_matches
+from games import actions, reads
+from games.pages.profiles import RECENT_MATCHES, recent_matches
 from tests.users import make_user
 
 from .helpers import finish, form_values, parse, played_match, signed_in
@@ -162,11 +162,11 @@ def test_the_history_lists_matches_with_total_winners_and_link() -> None:
 
 def test_a_private_table_is_hidden_from_those_who_may_not_see_it() -> None:
     host, player = make_user("host"), make_user("elif")
-    table = services.open_table(variant="okey51", user=host, name="Secret room", is_private=True)
-    services.sit(table, player, 1, invite=table.invite_token)
+    table = actions.open_table(variant="okey51", user=host, name="Secret room", is_private=True)
+    actions.sit(table, player, 1, invite=table.invite_token)
     for position in (2, 3):
-        services.add_bot(table, position, "random", by=host)
-    match = services.start_match(table, by=host)
+        actions.add_bot(table, position, "random", by=host)
+    match = actions.start_match(table, by=host)
 
     for viewer in (Client(), signed_in(make_user("stranger"))):
         row = profile_page(viewer, "elif").one("tr", data_match=str(match.pk))
@@ -198,10 +198,10 @@ def test_the_history_keeps_the_last_matches_only() -> None:
 def test_the_lobby_and_the_table_show_display_names() -> None:
     player = make_user("elif", display_name="Elif K")
     match = played_match(player, "okey51")
-    tables = lobby.lobby_tables(None)
+    tables = reads.lobby_tables(None)
     assert tables[0]["seats"][0]["name"] == "Elif K"
-    assert lobby.seat_controls(match.table_id, None)["seats"][0]["name"] == "Elif K"
-    context = selectors.table_context(match.table_id, None)
+    assert reads.seat_controls(match.table_id, None)["seats"][0]["name"] == "Elif K"
+    context = reads.table_context(match.table_id, None)
     assert context["seats"][0]["display"] == "Elif K"
     page = Client().get(reverse("table", args=[match.table_id])).content.decode()
     assert "Elif K" in page
@@ -212,12 +212,12 @@ def test_display_names_cost_no_query_per_seat() -> None:
 
     def lobby_queries() -> int:
         with CaptureQueriesContext(connection) as queries:
-            lobby.lobby_tables(None)
+            reads.lobby_tables(None)
         return len(queries)
 
     def table_queries() -> int:
         with CaptureQueriesContext(connection) as queries:
-            selectors.table_context(first.table_id, None)
+            reads.table_context(first.table_id, None)
         return len(queries)
 
     lobby_before, table_before = lobby_queries(), table_queries()

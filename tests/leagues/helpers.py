@@ -7,7 +7,7 @@ from typing import Any
 
 from django.utils import timezone
 
-from games import services
+from games import actions
 from games.catalog import ensure_variants
 from games.models import Hand, Match, Participant, Table, Variant
 from leagues.models import League, Season, SeasonMember
@@ -43,7 +43,7 @@ def users(*names: str) -> list[Any]:
 def table(variant: str = "okey51", season: Season | None = None, partners: bool = False) -> Table:
     ensure_variants()
     options = {"partners": True} if partners else None
-    return services.create_table(variant=variant, created_by=None, season=season, options=options)
+    return actions.create_table(variant=variant, created_by=None, season=season, options=options)
 
 
 def finished_match(

@@ -16,12 +16,13 @@ from django.urls import reverse
 from django.utils import timezone
 from openskill.models import PlackettLuce
 
-from games import events, services
+from games import actions
+from games.actions import events
 from games.models import Match
 from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
 from tests.leagues.helpers import BOT, finished_match, season, table, users
-from tests.tables.helpers import play_match_with_bots, seed_of
+from tests.play import play_match_with_bots, seed_of
 from tests.users import PASSWORD, make_user
 
 pytestmark = pytest.mark.django_db
@@ -260,8 +261,8 @@ def season_match_under_way() -> tuple[Season, Match]:
     s = season(members=[a, b, c, d], count_abandoned=True)
     t = table(season=s)
     for p, u in enumerate((a, b, c, d)):
-        services.sit(t, u, p)
-    return s, services.start_match(t, by=services.SYSTEM)
+        actions.sit(t, u, p)
+    return s, actions.start_match(t, by=actions.SYSTEM)
 
 
 def test_the_services_call_the_hook_when_a_match_ends(
@@ -269,7 +270,7 @@ def test_the_services_call_the_hook_when_a_match_ends(
 ) -> None:
     s, match = season_match_under_way()
     with django_capture_on_commit_callbacks(execute=True):
-        services.end_match(match, by=services.SYSTEM)
+        actions.end_match(match, by=actions.SYSTEM)
     # Abandoned: not rated, counted (the season counts abandoned matches).
     assert not RatedMatch.objects.exists()
     assert [row[2] for row in stored(s)] == [1, 1, 1, 1]
@@ -288,7 +289,7 @@ def test_a_follower_that_fails_when_a_match_ends_is_logged_and_the_game_goes_on(
     events.match_ended.connect(broken, dispatch_uid="test.broken")
     try:
         with django_capture_on_commit_callbacks(execute=True):
-            services.end_match(match, by=services.SYSTEM)
+            actions.end_match(match, by=actions.SYSTEM)
     finally:
         events.match_ended.disconnect(dispatch_uid="test.broken")
     assert heard == [match.pk]
@@ -348,8 +349,8 @@ def test_a_match_that_finishes_through_the_services_is_looked_at_once(
     s = season(allow_bots=True)
     t = table(season=s)
     for p in range(4):
-        services.add_bot(t, p, "random", by=services.SYSTEM)
-    match = services.start_match(t, by=services.SYSTEM, seed=seed_of(7))
+        actions.add_bot(t, p, "random", by=actions.SYSTEM)
+    match = actions.start_match(t, by=actions.SYSTEM, seed=seed_of(7))
     with django_capture_on_commit_callbacks(execute=True):
         play_match_with_bots(match, random.Random(7))
     match.refresh_from_db()
@@ -437,19 +438,19 @@ def test_a_season_s_table_options_rule_its_tables() -> None:
     season.save()
 
     # A table opened for the season plays by its options, whatever the table asked for.
-    table = services.create_table(
+    table = actions.create_table(
         variant="okey51", created_by=None, season=season, options={"hands": 3}
     )
     assert table.options["hands"] == 1
     # A table with other options cannot be attached to the season afterwards.
-    other = services.create_table(variant="okey51", created_by=None, options={"hands": 3})
+    other = actions.create_table(variant="okey51", created_by=None, options={"hands": 3})
     with pytest.raises(GameError) as refused:
-        services.update_table(other, by=services.SYSTEM, season=season)
+        actions.update_table(other, by=actions.SYSTEM, season=season)
     assert refused.value.code == "season_options"
     other.refresh_from_db()
     assert other.season_id is None
-    same = services.create_table(variant="okey51", created_by=None, options={"hands": 1})
-    services.update_table(same, by=services.SYSTEM, season=season)
+    same = actions.create_table(variant="okey51", created_by=None, options={"hands": 1})
+    actions.update_table(same, by=actions.SYSTEM, season=season)
 
     page = Client().get(reverse("season_standings", args=[league.pk, season.pk])).content
     text = page.decode()

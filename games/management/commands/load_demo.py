@@ -16,6 +16,10 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
+from games import actions
+from games.catalog import ensure_variants
+from games.models import Table, Variant
+
 # (username, password, is_superuser). The README lists the same accounts.
 DEMO_ACCOUNTS = [
     ("admin", "admin", True),
@@ -56,10 +60,6 @@ class Command(BaseCommand):
         self._tables()
 
     def _tables(self) -> None:
-        from games import services
-        from games.catalog import ensure_variants
-        from games.models import Table, Variant
-
         ensure_variants()
         # Each variant keeps one open demo table: three greedy bots and a free seat, starting
         # by itself when someone sits down (a player holds one live table at a time, so no
@@ -68,9 +68,9 @@ class Command(BaseCommand):
             name = f"Demo {variant.name}"
             if Table.objects.filter(variant=variant, name=name, status=Table.Status.OPEN).exists():
                 continue
-            table = services.create_table(
+            table = actions.create_table(
                 variant=variant, created_by=None, name=name, auto_start=True
             )
             for position in range(1, table.players):
-                services.add_bot(table, position, "greedy", by=services.SYSTEM)
+                actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
             self.stdout.write(f"created table {table.name!r}")

@@ -2,8 +2,9 @@
 
 Run it beside the web servers when they share a Redis channel layer (``REDIS_URL``): its moves
 reach every socket through Redis. Several may run at once (hands are leased). Without Redis the
-clock runs inside the ASGI server instead (``CLOCK_IN_SERVER``, see ``games.live``): a worker
-in another process could not reach the server's in-memory layer.
+clock runs inside the ASGI server instead (``CLOCK_IN_SERVER``, see
+``games.live.server_tasks``): a worker in another process could not reach the server's
+in-memory layer.
 """
 
 import logging
@@ -37,6 +38,12 @@ class Command(BaseCommand):
             help="seconds a bot waits before its turn",
         )
         parser.add_argument(
+            "--think-ms",
+            type=float,
+            default=settings.BOT_THINK_MS,
+            help="milliseconds a searching bot may spend on a decision, inside the bot delay",
+        )
+        parser.add_argument(
             "--grace", type=int, default=settings.AWAY_GRACE_SECONDS, help="seconds before away"
         )
         parser.add_argument("--max-seconds", type=float, default=0, help="stop after (0: never)")
@@ -57,7 +64,11 @@ class Command(BaseCommand):
                 close_old_connections()
             first = False
             try:
-                played = tick(bot_delay=options["bot_delay"], grace_seconds=options["grace"])
+                played = tick(
+                    bot_delay=options["bot_delay"],
+                    grace_seconds=options["grace"],
+                    think_ms=options["think_ms"],
+                )
             except Exception:  # keep the clock running; the next pass retries
                 log.exception("clock pass failed; retrying")
                 played = 0

@@ -28,11 +28,11 @@ from typing import Any
 from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
-from games.socket_guard import SERVER_MAX_MESSAGE_BYTES
+from games.limits import SERVER_MAX_MESSAGE_BYTES
 
 MANAGE = Path(settings.BASE_DIR) / "manage.py"
 # Daphne closes a socket whose message or frame is larger (it accepts 1 MiB by default): far
-# above what the consumers read (games.socket_guard.MAX_MESSAGE_LENGTH), which they refuse
+# above what the consumers read (games.limits.MAX_MESSAGE_LENGTH), which they refuse
 # with a message. The Procfile passes the same.
 WEBSOCKET_MAX_BYTES = SERVER_MAX_MESSAGE_BYTES
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from games.history import deal_checks
+from games.audit import deal_checks
 from games.models import Hand
 
 

@@ -7,8 +7,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.audit import verify_hand
 from games.models import Hand
-from games.services import verify_hand
 
 
 class Command(BaseCommand):

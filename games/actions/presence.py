@@ -1,0 +1,170 @@
+"""Who is here: a seated player's socket (``Presence``), a spectator's (``Watcher``) and a
+lobby socket (``LobbyPresence``), opened, closed and kept fresh by their server process's
+heartbeat; and players gone too long marked away, so that a bot plays for them."""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import policy, reads
+from games.actions import events
+from games.models import (
+    LobbyPresence,
+    Presence,
+    Seat,
+    Table,
+    Watcher,
+)
+
+log = logging.getLogger(__name__)
+
+
+def lobby_socket_opened(user: AbstractBaseUser, channel_name: str) -> None:
+    """A signed-in user's lobby socket opened: they count as online (see LobbyPresence)."""
+    now = timezone.now()
+    was_online = _online(user.pk, now)
+    LobbyPresence.objects.update_or_create(
+        channel_name=channel_name, defaults={"user": user, "seen_at": now}
+    )
+    # Rows of sockets whose server died are dropped once long stale.
+    LobbyPresence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+    if not was_online:
+        events.to_lobby()  # one more player online
+
+
+def _online(user_id: Any, now: Any) -> bool:
+    """The user has a fresh lobby or table socket (the lobby's "players online")."""
+    since = Presence.fresh_since(now)
+    return (
+        LobbyPresence.objects.filter(user_id=user_id, seen_at__gte=since).exists()
+        or Presence.objects.filter(user_id=user_id, seen_at__gte=since).exists()
+    )
+
+
+def lobby_socket_closed(channel_name: str) -> None:
+    row = LobbyPresence.objects.filter(channel_name=channel_name).first()
+    if row is None:
+        return
+    row.delete()
+    if not _online(row.user_id, timezone.now()):
+        events.to_lobby()  # one player fewer online
+
+
+def sockets_alive(
+    table_channels: list[str], lobby_channels: list[str], watch_channels: list[str] | None = None
+) -> None:
+    """One server process's heartbeat for all its open sockets (``live.server_tasks``): one
+    query per kind, however many sockets the process holds."""
+    now = timezone.now()
+    if table_channels:
+        Presence.objects.filter(channel_name__in=table_channels).update(seen_at=now)
+    if lobby_channels:
+        LobbyPresence.objects.filter(channel_name__in=lobby_channels).update(seen_at=now)
+    if watch_channels:
+        Watcher.objects.filter(channel_name__in=watch_channels).update(seen_at=now)
+
+
+def watcher_opened(table_id: int, user: Any, channel_name: str) -> None:
+    """A spectator's table socket opened (anyone not seated there; the socket already asked
+    the policy whether they may see the table): one more watching."""
+    now = timezone.now()
+    with transaction.atomic():
+        Watcher.objects.update_or_create(
+            channel_name=channel_name,
+            defaults={"table_id": table_id, "user_id": policy.viewer_id(user), "seen_at": now},
+        )
+        # Rows of sockets whose server died are dropped once long stale.
+        Watcher.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+        _publish_watchers(table_id)
+
+
+def watcher_closed(channel_name: str) -> None:
+    with transaction.atomic():
+        row = Watcher.objects.filter(channel_name=channel_name).first()
+        if row is None:
+            return
+        row.delete()
+        _publish_watchers(row.table_id)
+
+
+def _publish_watchers(table_id: int) -> None:
+    """After commit, tell the table's sockets how many watch now (counted once here, so no
+    socket queries for it), and the lobby, which shows the count too."""
+    count = reads.watching([table_id]).get(table_id, 0)
+    events.to_table(events.table_watchers(table_id, count))
+    events.to_lobby()
+
+
+def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -> None:
+    """A seated player's socket opened: they are here (and back, if they were away)."""
+    pk = seat.pk if isinstance(seat, Seat) else seat
+    now = timezone.now()
+    with transaction.atomic():
+        s = Seat.objects.select_for_update().get(pk=pk)
+        if s.user_id != user.pk:
+            return  # the seat changed hands since the socket was admitted
+        # Another fresh socket of theirs (a second tab, a reconnect racing the old socket's
+        # close): the table already shows them here, so nobody needs a new frame.
+        already_here = (
+            Presence.objects.filter(seat=s, user=user, seen_at__gte=Presence.fresh_since(now))
+            .exclude(channel_name=channel_name)
+            .exists()
+        )
+        Presence.objects.update_or_create(
+            channel_name=channel_name, defaults={"seat": s, "user": user, "seen_at": now}
+        )
+        returning = s.away
+        s.away = False
+        s.timeouts_in_a_row = 0 if returning else s.timeouts_in_a_row
+        s.last_seen = now
+        s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
+        if returning or not already_here:
+            events.to_table(events.table_changed(s.table_id))
+
+
+def socket_closed(channel_name: str) -> None:
+    """A seated player's socket closed; with none of theirs left the grace period starts."""
+    with transaction.atomic():
+        row = Presence.objects.select_related("seat").filter(channel_name=channel_name).first()
+        if row is None:
+            return
+        row.delete()
+        now = timezone.now()
+        if row.seat.user_id == row.user_id:
+            Seat.objects.filter(pk=row.seat_id).update(last_seen=now)
+        # Still here on another fresh socket: the table looks the same, nobody needs a frame.
+        still_here = Presence.objects.filter(
+            seat_id=row.seat_id, user_id=row.user_id, seen_at__gte=Presence.fresh_since(now)
+        ).exists()
+        if not still_here:
+            events.to_table(events.table_changed(row.seat.table_id))
+
+
+def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
+    """Players at a playing table with no fresh socket, not seen for the grace period, are
+    marked away (a bot plays for them until they come back). This covers a closed socket, a
+    server that died without closing its sockets, and a player who never connected."""
+    now = now or timezone.now()
+    gone = (
+        Seat.objects.filter(
+            user__isnull=False,
+            away=False,
+            table__status=Table.Status.PLAYING,
+        )
+        .exclude(last_seen__gt=now - timedelta(seconds=grace_seconds))
+        .annotate(here=Presence.here(now))
+        .filter(here=False)
+    )
+    pks = list(gone.values_list("pk", "table_id"))
+    count = Seat.objects.filter(pk__in=[pk for pk, _ in pks], away=False).update(away=True)
+    for table_id in {t for _, t in pks}:
+        events.to_table(events.table_changed(table_id))
+    # Rows of sockets whose server died are kept a while for the record, then dropped.
+    Presence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
+    return count

@@ -1,0 +1,232 @@
+"""Seats: sit, stand, seat or remove a bot, staff taking a player off a seat, and the lobby's
+"New table" and "Play now", which open a table and seat its player.
+
+One live table per player (unless a table allows more): a user's row is locked while they
+take a seat, so two requests of theirs are checked one after the other."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from games import policy
+from games.actions import events
+from games.actions.matches import start_match
+from games.actions.tables import create_table, locked_table, visibility_changed
+from games.errors import GameError
+from games.models import (
+    Hand,
+    Match,
+    Participant,
+    Seat,
+    Table,
+    Variant,
+)
+
+log = logging.getLogger(__name__)
+
+
+def sit(
+    table: Table | int,
+    user: AbstractBaseUser,
+    position: int | None = None,
+    *,
+    invite: str | None = None,
+) -> Seat:
+    """Seat a player at an empty place (the first free one if none is named), or give them
+    their own seat back (an away player returns)."""
+    with transaction.atomic():
+        visibility_changed(table.pk if isinstance(table, Table) else table)
+        t, seats = locked_table(table)
+        lock_user(user)  # one live table per player: two sits by one user run one at a time
+        elsewhere = None if t.other_tables else live_elsewhere(user, t.pk)
+        seat = policy.check_sit(t, seats, user, position, invite, elsewhere)
+        if seat.user_id == user.pk:
+            if seat.away:
+                seat.away = False
+                seat.timeouts_in_a_row = 0
+                seat.last_seen = timezone.now()
+                seat.save(update_fields=["away", "timeouts_in_a_row", "last_seen"])
+            return seat
+        seat.user = user  # type: ignore[assignment]
+        # A new occupant starts fresh: nothing of the previous holder's presence carries over.
+        seat.away = False
+        seat.timeouts_in_a_row = 0
+        seat.last_seen = timezone.now()
+        seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
+        _auto_start(t, seats)
+    events.to_table(events.table_changed(t.id))
+    return seat
+
+
+def lock_user(user: Any) -> None:
+    """Lock the user's row (after the table's): seat-taking by one user is serialised, so the
+    one-live-table rule holds under concurrent requests."""
+    uid = policy.viewer_id(user)
+    if uid is not None:
+        list(get_user_model().objects.select_for_update().filter(pk=uid).values_list("pk"))
+
+
+def live_elsewhere(user: Any, table_id: int | None = None) -> int | None:
+    """The id of a live table (open or playing), other than ``table_id``, where ``user``
+    holds a seat; None if there is none. Tables whose options let their players sit at
+    other tables (``other_tables``) do not count."""
+    uid = policy.viewer_id(user)
+    if uid is None:
+        return None
+    seats = Seat.objects.filter(
+        user_id=uid, table__status__in=policy.LIVE_STATUSES, table__other_tables=False
+    )
+    if table_id is not None:
+        seats = seats.exclude(table_id=table_id)
+    return seats.values_list("table_id", flat=True).first()
+
+
+def _auto_start(t: Table, seats: list[Seat]) -> None:
+    """Start the match now if the table's creator asked for it and every seat is filled
+    (inside the caller's transaction, with the table locked)."""
+    if t.auto_start and t.status == Table.Status.OPEN and not any(s.is_empty for s in seats):
+        start_match(t, by=policy.SYSTEM)
+
+
+def add_bot(table: Table | int, position: int, level: str = "greedy", *, by: Any) -> Seat:
+    """Put a bot of ``level`` on an empty seat (the table's host, before the match)."""
+    with transaction.atomic():
+        t, seats = locked_table(table)
+        seat = policy.check_seat_bot(t, seats, by, position, level)
+        seat.bot_level = level
+        seat.save(update_fields=["bot_level"])
+        _auto_start(t, seats)
+    events.to_table(events.table_changed(t.id))
+    return seat
+
+
+def remove_bot(table: Table | int, position: int, *, by: Any) -> Seat:
+    """Take a bot off its seat (the table's host, before the match)."""
+    with transaction.atomic():
+        t, seats = locked_table(table)
+        seat = policy.check_remove_bot(t, seats, by, position)
+        seat.bot_level = ""
+        seat.save(update_fields=["bot_level"])
+    events.to_table(events.table_changed(t.id))
+    return seat
+
+
+def stand(table: Table | int, user: AbstractBaseUser) -> None:
+    """Leave a seat. Before a match the seat is freed; during one, a bot keeps it warm."""
+    with transaction.atomic():
+        t, seats = locked_table(table)
+        seat = policy.check_stand(t, seats, user)
+        if t.status == Table.Status.PLAYING:
+            seat.away = True
+            seat.save(update_fields=["away"])
+        else:
+            _free(seat)
+    events.to_table(events.table_changed(t.id))
+
+
+leave = stand
+
+
+def _free(seat: Seat) -> None:
+    seat.user = None
+    seat.away = False
+    seat.timeouts_in_a_row = 0
+    seat.last_seen = None
+    seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
+    seat.presences.all().delete()
+
+
+def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEVEL) -> Seat:
+    """Staff take a player off a seat. Before a match the seat is freed; during one a bot of
+    ``level`` takes the seat over for the rest of the match (the hands already dealt keep
+    the player as their participant)."""
+    policy.check_staff(by, "remove a player")
+    pk = seat.pk if isinstance(seat, Seat) else seat
+    table_id = Seat.objects.values_list("table_id", flat=True).get(pk=pk)
+    with transaction.atomic():
+        visibility_changed(table_id)
+        t, seats = locked_table(table_id)
+        s = next(x for x in seats if x.pk == pk)
+        if not s.user_id:
+            raise GameError("not_seated", "nobody sits on that seat")
+        if t.status == Table.Status.PLAYING:
+            if level not in Seat.Bot.values or not level:
+                raise GameError("bad_bot", f"no bot level {level!r}")
+            # Until the hand being played is over, its replay shows them no further than this.
+            for hand in Hand.objects.filter(match__table_id=t.pk, status=Hand.Status.PLAYING):
+                Participant.objects.filter(
+                    hand=hand, position=s.position, user_id=s.user_id, left_at=None
+                ).update(left_at=hand.version)
+            _free(s)
+            s.bot_level = level
+            s.save(update_fields=["bot_level"])
+        else:
+            _free(s)
+    events.to_table(events.table_changed(t.id))
+    return s
+
+
+# The bot levels "Play now" offers (easy, strong, expert), and the one it seats unless the
+# player chose another.
+PLAY_NOW_LEVELS = (Seat.Bot.GREEDY, Seat.Bot.STRONG, Seat.Bot.EXPERT)
+PLAY_NOW_LEVEL = Seat.Bot.STRONG
+
+
+def open_table(
+    *,
+    variant: str | Variant,
+    user: AbstractBaseUser,
+    name: str = "",
+    options: dict[str, Any] | None = None,
+    is_private: bool = False,
+    players: int = 4,
+    auto_start: bool = False,
+    other_tables: bool = False,
+    chat_enabled: bool = True,
+) -> Table:
+    """A signed-in player opens a table (the lobby's "New table") and takes seat 0, in one
+    transaction: a refused option or a seat elsewhere leaves nothing behind."""
+    with transaction.atomic():
+        lock_user(user)
+        policy.check_open_table(user, None if other_tables else live_elsewhere(user))
+        table = create_table(
+            variant=variant,
+            created_by=user,
+            name=name,
+            options=options,
+            is_private=is_private,
+            players=players,
+            auto_start=auto_start,
+            other_tables=other_tables,
+            chat_enabled=chat_enabled,
+        )
+        sit(table, user, 0)
+    return table
+
+
+def play_now(
+    user: AbstractBaseUser,
+    variant: str | Variant,
+    *,
+    level: str = PLAY_NOW_LEVEL,
+    seed: str | None = None,
+) -> Match:
+    """One click to play: a table of ``variant`` with its default options, the player at seat
+    0 and a bot of ``level`` (one of ``PLAY_NOW_LEVELS``) on every other seat, and the match
+    started (hand 1 dealt)."""
+    if level not in PLAY_NOW_LEVELS:
+        raise GameError("bad_bot", f"no bot level {level!r} for Play now")
+    with transaction.atomic():
+        lock_user(user)
+        policy.check_open_table(user, live_elsewhere(user))
+        table = create_table(variant=variant, created_by=user)
+        sit(table, user, 0)
+        for position in range(1, table.players):
+            add_bot(table, position, level, by=user)
+        return start_match(table, by=user, seed=seed)

@@ -1,0 +1,182 @@
+"""What one ASGI server process runs beside its sockets: the presence heartbeat of all its
+sockets, and (without Redis) the clock.
+
+No socket polls the database. A process keeps the channel names of its open sockets here
+and refreshes their presence rows in one query per kind every ``Presence.HEARTBEAT``
+seconds, however many sockets it holds; rows of a process that dies go stale and stop
+counting (``Presence.FRESH``).
+
+The clock (``games.clock.tick``: bots, move timers, away seats, the next hand) must publish
+where the sockets listen. With Redis, any process reaches every socket, so the clock runs as
+its own worker (``manage.py run_clock``, one or several). With the in-memory channel layer
+(the embedded default of ``make run``) only this process's own layer reaches its sockets, so
+the clock runs inside the server, as a task on its event loop (``CLOCK_IN_SERVER``, on by
+default when ``REDIS_URL`` is unset). Either way a clock move reaches open pages as soon as it
+commits.
+
+``ServerTasks`` wraps the ASGI application and starts both tasks on the first connection
+(daphne does not speak the ASGI lifespan protocol).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from asgiref.sync import sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+
+from games import actions, reads
+from games.actions import broadcast, events
+from games.clock import tick
+from games.live import loop_reads
+from games.models import Presence
+
+log = logging.getLogger(__name__)
+
+try:  # daphne's WebSocket transport (autobahn) refuses a frame once its client has gone
+    from autobahn.exception import Disconnected as ClientGone
+except ImportError:  # pragma: no cover - another ASGI server
+
+    class ClientGone(Exception):  # type: ignore[no-redef]
+        """Never raised: this server has no such error."""
+
+
+class QuietSend:
+    """For a socket consumer: a frame sent after the client has closed the connection (a
+    group message that arrived before the close did) is dropped, not logged as an error by
+    the server; the consumer's disconnect is on its way."""
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        try:
+            await super().send(text_data, bytes_data, close)  # type: ignore[misc]
+        except ClientGone:
+            log.debug("a frame for a socket that has just closed was dropped")
+
+
+# This process's open sockets, by channel name.
+table_sockets: set[str] = set()  # seated players' table sockets (Presence rows)
+lobby_sockets: set[str] = set()  # signed-in lobby sockets (LobbyPresence rows)
+watch_sockets: set[str] = set()  # spectators' table sockets (Watcher rows)
+
+_tasks: dict[str, asyncio.Task[None]] = {}
+
+
+def _sockets(kind: str) -> set[str]:
+    return {"table": table_sockets, "lobby": lobby_sockets, "watch": watch_sockets}[kind]
+
+
+def socket_opened(kind: str, channel_name: str) -> None:
+    """``kind``: ``"table"`` (a seated player), ``"watch"`` (a spectator) or ``"lobby"``."""
+    _sockets(kind).add(channel_name)
+    _start()
+
+
+def socket_closed(kind: str, channel_name: str) -> None:
+    _sockets(kind).discard(channel_name)
+
+
+def _start() -> None:
+    """Start this process's background tasks once, on its running event loop."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return  # not in a server (a management command, a sync test): nothing to run
+    for name, factory in (("heartbeat", _heartbeat), ("clock", _clock)):
+        task = _tasks.get(name)
+        if task is not None and not task.done() and task.get_loop() is loop:
+            continue
+        if name == "clock" and not settings.CLOCK_IN_SERVER:
+            continue
+        _tasks[name] = loop.create_task(factory(), name=f"okey-{name}")
+
+
+def _in_thread(fn: Any) -> Any:
+    """Run ``fn`` in a worker thread with a fresh database connection, closed afterwards
+    (a task of the server must never block its event loop)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(call, thread_sensitive=False)
+
+
+def _beat(
+    tables: list[str], lobbies: list[str], watchers: list[str], online_before: int | None
+) -> int | None:
+
+    actions.sockets_alive(tables, lobbies, watchers)
+    if not lobbies:
+        return None  # no lobby here to tell; the processes with lobby sockets keep count
+    online = reads.online_count()
+    if online_before is not None and online != online_before:
+        # Someone's sockets went stale (their server died): the lobbies' count is out of date.
+        events.to_lobby()
+    return online
+
+
+async def _heartbeat() -> None:
+    beat = _in_thread(_beat)
+    online: int | None = None
+    while True:
+        await asyncio.sleep(Presence.HEARTBEAT)
+        try:
+            online = await beat(
+                sorted(table_sockets), sorted(lobby_sockets), sorted(watch_sockets), online
+            )
+        except Exception:  # the next beat retries; a missed one is within FRESH
+            log.exception("the presence heartbeat failed")
+
+
+def _pass() -> int:
+    return tick(
+        bot_delay=settings.BOT_DELAY_SECONDS,
+        grace_seconds=settings.AWAY_GRACE_SECONDS,
+        think_ms=settings.BOT_THINK_MS,
+    )
+
+
+async def _clock() -> None:
+    one_pass = _in_thread(_pass)
+    log.info("the clock runs in this server (in-memory channel layer)")
+    while True:
+        try:
+            played = await one_pass()
+        except Exception:  # keep the clock running; the next pass retries
+            log.exception("clock pass failed; retrying")
+            played = 0
+        await asyncio.sleep(0 if played else settings.CLOCK_INTERVAL_SECONDS)
+
+
+class ServerTasks:
+    """ASGI middleware: starts the process's background tasks with its first connection,
+    and opens its pool for reads on the event loop (``games.live.loop_reads``)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
+        _start()
+
+        loop_reads.start()  # the server's own pool for the sockets' reads (PostgreSQL)
+        if settings.BROADCAST_ON_SERVER_LOOP:
+            broadcast.use_server_loop()  # messages after commit go out on this loop
+        return await self.app(scope, receive, send)
+
+
+async def stop() -> None:
+    """Cancel this process's background tasks (tests; a server simply exits)."""
+    for name in list(_tasks):
+        task = _tasks.pop(name)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+            await task

@@ -1,0 +1,549 @@
+"""A table's live socket (``/ws/tables/<id>/``): it pushes each viewer their own fragments and
+takes moves as JSON.
+
+Frames out are HTML for the htmx ws extension, swapped by element id (out-of-band):
+``#table-live`` after every change, ``#rack-area`` only when the viewer's rack tiles change
+(so their arrangement and selection survive other seats' moves), and ``#move-error`` to the
+mover alone when a move is refused. Each is rendered from ``reads.table_context`` for this
+viewer, in their language. A seat's two fragments come from one read of the table, so the
+rack always matches the board sent with it; the spectators' fragment is rendered once per
+table state and language in a process, however many spectators watch.
+
+Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
+"client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
+``{"type": "ready"}``, ``{"type": "rematch"}``, ``{"type": "hide"}`` (hide the hand from
+spectators) and ``{"type": "refresh"}``; for the chat, ``{"type": "chat", "text": ...}`` (or
+``"canned": key``) and ``{"type": "mute"|"unmute", "user": id}`` (``actions.send_chat``,
+``mute_chat``, ``unmute_chat``; lines go to ``#chat-lines``, outside ``#table-live``).
+Every move goes through ``actions.submit`` (and so ``actions.play``); the group broadcast
+after commit updates everyone, the mover included.
+
+The socket never polls the database: it renders when a group message says something changed
+(every writer publishes after commit, the clock included: see ``server_tasks``). A client that
+reconnects or sees a gap in versions asks for the table again (``refresh``).
+
+A seated player's socket has a Presence row, kept fresh by its server process's heartbeat
+(``server_tasks``): once every socket of theirs is closed or stale for the grace period, the
+clock marks the seat away and a bot keeps it warm.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+from urllib.parse import parse_qs
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
+from django.core.exceptions import SynchronousOnlyOperation
+from django.template.loader import render_to_string
+from django.utils import translation
+
+from accounts.language import of_session
+from games import actions, chat, messages, policy, reads
+from games.actions import events
+from games.errors import GameError, NotAllowed
+from games.live import loop_reads, server_tasks, state_cache
+from games.live.socket_guard import UNREACHABLE, Guarded
+from games.models import ChatMessage, Hand, Table
+
+log = logging.getLogger(__name__)
+
+
+def _off_the_move_thread(fn: Any) -> Any:
+    """``database_sync_to_async`` in a pool thread: reads and renders never queue in the one
+    thread where the process's writes (a move, a seat) run one after another, so a move is
+    not kept waiting behind the frames of the move before it.
+
+    Every database call of a socket goes through ``database_sync_to_async``, which closes
+    the calling thread's stale connections before and after the call, in the thread that
+    uses them (so no ``aclose_old_connections()``: it would queue a hop in the write thread
+    before every frame, for a connection the frame does not use)."""
+    return database_sync_to_async(fn, thread_sensitive=False)
+
+
+class Rack:
+    """A seat's rack fragment, rendered the first time a socket sends it: most frames leave
+    a seat's rack as it was (a move changes the mover's rack only), and skip it."""
+
+    def __init__(self, context: dict[str, Any], language: str) -> None:
+        self.context, self.language = context, language
+        self._html: str | None = None
+
+    def html(self) -> str:
+        if self._html is None:
+            with translation.override(self.language):
+                self._html = render_to_string("games/table.html#rack", self.context)
+        return self._html
+
+
+def language_of(scope: dict[str, Any]) -> str:
+    """The viewer's language: the signed-in player's own (the session's, see
+    accounts.language), else the language cookie the site sets, else the browser's choice."""
+
+    try:
+        # AuthMiddlewareStack has loaded the session (to find the user) before the consumer.
+        wanted = of_session(scope.get("session"))
+    except SynchronousOnlyOperation:  # a session not loaded yet, read from the event loop
+        wanted = None
+    if wanted:
+        return wanted
+    cookies = scope.get("cookies") or {}
+    wanted = cookies.get(settings.LANGUAGE_COOKIE_NAME)
+    if not wanted:
+        headers = dict(scope.get("headers") or [])
+        accept = headers.get(b"accept-language", b"").decode("latin-1")
+        wanted = accept.split(",")[0].split(";")[0].strip() if accept else ""
+    try:
+        return translation.get_supported_language_variant(wanted or settings.LANGUAGE_CODE)
+    except LookupError:
+        return settings.LANGUAGE_CODE
+
+
+class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
+    """A table's socket; :class:`Guarded` refuses oversized messages, answers a handler's
+    unforeseen failure and cleans up after a socket that ends without its disconnect."""
+
+    table_id: int
+    seat_id: int | None = None
+    position: int | None = None
+    invite: str | None = None
+    language: str = "en"
+    sent_rack: Any = None
+    # The users whose chat lines this viewer muted at the table (loaded when the socket is
+    # admitted, kept up to date by chat.muted): their messages are not sent here.
+    muted: frozenset[int] = frozenset()
+    # The frame being made after a change, and the latest change heard of (see _changed).
+    sending: asyncio.Task[None] | None = None
+    latest_change: dict[str, Any] | None = None
+    changes = 0
+    read_next = False  # a change merged into the next frame needs a read (see _changed)
+
+    # ------------------------------------------------------------------ connection
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        query = parse_qs(self.scope.get("query_string", b"").decode())
+        self.invite = (query.get("invite") or [None])[0]
+        self.language = language_of(self.scope)
+        allowed = await database_sync_to_async(self._admit)()
+        if not allowed:
+            await self.close()
+            return
+        await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
+        await self.accept()
+        if self.seat_id is not None:
+            await database_sync_to_async(actions.socket_opened)(
+                self.seat_id, self.scope["user"], self.channel_name
+            )
+            server_tasks.socket_opened("table", self.channel_name)
+        else:
+            # A spectator: counted as watching while the socket is open.
+            await database_sync_to_async(actions.watcher_opened)(
+                self.table_id, self.scope.get("user"), self.channel_name
+            )
+            server_tasks.socket_opened("watch", self.channel_name)
+        await self._send_table()
+
+    def _admit(self) -> bool:
+        table = Table.objects.filter(pk=self.table_id).prefetch_related("seats").first()
+        if table is None:
+            return False
+        user = self.scope.get("user")
+        seats = list(table.seats.all())
+        if not policy.can_see(table, seats, user, self.invite):
+            return False
+        uid = reads.viewer_id(user)
+        seat = next((s for s in seats if uid is not None and s.user_id == uid), None)
+        if seat is not None:
+            self.seat_id, self.position = seat.pk, seat.position
+        self.muted = frozenset(reads.muted_ids(self.table_id, user))
+        return True
+
+    async def disconnect(self, code: int) -> None:
+        server_tasks.socket_closed("table", self.channel_name)
+        server_tasks.socket_closed("watch", self.channel_name)
+        if self.sending is not None:
+            self.sending.cancel()
+        if not hasattr(self, "table_id"):
+            return
+        await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
+        if self.seat_id is not None:
+            await database_sync_to_async(actions.socket_closed)(self.channel_name)
+        else:
+            await database_sync_to_async(actions.watcher_closed)(self.channel_name)
+
+    # ------------------------------------------------------------------ messages in
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            data = json.loads(text_data or "")
+        except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+            data = None
+        if not isinstance(data, dict):
+            await self._refuse("bad_move", "a message is a JSON object with a 'type'")
+            return
+        kind = data.get("type")
+        if kind == "refresh":
+            # The table as it is now; the rack only if it changed since this socket sent it
+            # (a fresh socket has sent it on connect), so a selection on screen survives.
+            await self._send_table()
+        elif kind == "move":
+            await self._move(data)
+        elif kind == "arrange":
+            await self._arrange(data)
+        elif kind == "ready":
+            await self._ready()
+        elif kind == "rematch":
+            await self._rematch()
+        elif kind == "hide":
+            await self._hide()
+        elif kind in ("chat", "mute", "unmute"):
+            await self._chat(kind, data)
+        else:
+            await self._refuse("bad_move", f"unknown message type {kind!r}")
+
+    async def _move(self, data: dict[str, Any]) -> None:
+        move_id = data.get("client_move_id")
+        try:
+            hand_id = self._hand_id(data)
+            await database_sync_to_async(actions.submit)(
+                hand_id,
+                self.position,
+                data.get("move"),
+                by=self.scope["user"],
+                expected_version=data.get("expected_version"),
+                client_move_id=move_id,
+            )
+        except UNREACHABLE as exc:
+            # Answered with the move's id: the page knows this move was not confirmed, and
+            # may send it again (its version and id keep it from being played twice).
+            log.warning("a move at table %s failed: %s", self.table_id, exc)
+            await self._refuse("unavailable", "the database is unreachable", move_id)
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message, move_id)
+            if exc.code in ("stale_version", "hand_over"):
+                self.sent_rack = None
+                await self._send_table()
+
+    async def _arrange(self, data: dict[str, Any]) -> None:
+        try:
+            hand_id = self._hand_id(data)
+            await database_sync_to_async(actions.arrange)(
+                hand_id, self.position, data.get("layout"), by=self.scope["user"]
+            )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+            self.sent_rack = None  # put the server's arrangement back on screen
+            await self._send_table()
+
+    async def _ready(self) -> None:
+        try:
+            await database_sync_to_async(actions.ready)(self.table_id, self.scope["user"])
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    async def _rematch(self) -> None:
+        try:
+            await database_sync_to_async(actions.rematch)(self.table_id, by=self.scope["user"])
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    async def _hide(self) -> None:
+        try:
+            await database_sync_to_async(actions.hide_from_spectators)(
+                self.table_id, self.scope["user"]
+            )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    def _hand_id(self, data: dict[str, Any]) -> int:
+        if self.position is None:
+            raise GameError("not_your_seat", "you have no seat at this table")
+        hand_id = data.get("hand")
+        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
+            raise GameError("bad_move", "say which hand the move is for")
+        return hand_id
+
+    async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+        """Tell this socket alone why its request was refused, in its language."""
+        with translation.override(self.language):
+            html = render_to_string(
+                "games/_move_error.html",
+                {"code": code, "text": messages.refusal(code, message), "move_id": move_id},
+            )
+        await self.send(text_data=html)
+
+    # ------------------------------------------------------------------ frames out
+    async def _send_table(
+        self, change: str | None = None, event: dict[str, Any] | None = None
+    ) -> None:
+        """Send this viewer's fragments. ``change``: the id of the group message (``event``)
+        that says the table changed; the table is then made once for all its sockets in this
+        process (``_state_of_change``), and each distinct view (a seat, or the spectators of
+        one language and invite) rendered once, however many sockets show it."""
+        try:
+            if change is None:
+                live, rack, rack_key = await _off_the_move_thread(self._render)(None)
+            else:
+                state = await state_cache.once(
+                    ("state", self.table_id, change), lambda: self._state_of_change(event or {})
+                )
+                user = self.scope.get("user")
+                policy.check_see(state.table, state.seats, user, self.invite)
+                position = self._position(state)
+                view = (position, self.language, self.invite)
+                live, rack, rack_key = await state_cache.once(
+                    ("view", self.table_id, change, *view), lambda: self._render_read(state)
+                )
+                if rack is not None and rack_key != self.sent_rack:
+                    if position in state.stale_layouts:
+                        # The rack goes out, but the seat may have arranged it since the state
+                        # was read: this socket reads the table for its frame.
+                        live, rack, rack_key = await _off_the_move_thread(self._render)(None)
+        except (Table.DoesNotExist, Hand.DoesNotExist, NotAllowed):
+            # The table (or its hand) was deleted, or this viewer may no longer see it.
+            await self.close(code=4404)
+            return
+        if rack is not None and rack_key != self.sent_rack:
+            self.sent_rack = rack_key
+            live += rack.html()
+        await self.send(text_data=live)
+
+    async def _state_of_change(self, event: dict[str, Any]) -> reads.TableState:
+        """The table after the change ``event`` tells of. A move (``hand.moved`` with its
+        ``apply`` part) brings forward the state this process made last for the table (read,
+        or brought forward itself; awaited if still being made), when that state is the hand
+        at the version before and was read less than ``KEEP_SECONDS`` ago: no read, only the
+        engine's move on a copy (``reads.state_after_move``). Anything else, or a gap in
+        versions (a message lost or coalesced, a process that just started), reads the table.
+        Runs as the ``state_cache.once`` task of the change, which is kept as the table's latest."""
+        made = asyncio.current_task()
+        held = state_cache.kept(self.table_id)
+        if made is not None:
+            state_cache.keep(self.table_id, made)
+        apply = event.get("apply") if event.get("type") == events.HAND_MOVED else None
+        state = None
+        if isinstance(apply, dict) and held is not None and held is not made:
+            state = await state_cache.made_by(held)
+        if state is not None:
+            state = state_cache.with_fresher_seats(state)
+            hand, hand_id, version = state.hand, event.get("hand"), event.get("version")
+            young = state_cache.young(state)
+            if young and hand is not None and hand.pk == hand_id and isinstance(version, int):
+                if hand.version >= version:
+                    return state  # read after the move had committed: it has it
+                seat = event.get("seat", -1)
+                after = reads.state_after_move(state, hand_id, version, seat, apply)
+                if after is not None:
+                    return after
+        return await self._read_state()
+
+    async def _read_state(self) -> reads.TableState:
+        """The table after a change: on the event loop where the server has a pool for it
+        (``games.live.loop_reads``), else in a pool thread."""
+        state = await loop_reads.table_state(self.table_id)
+        if state is None:
+            state = await _off_the_move_thread(reads.table_state)(self.table_id)
+        return state
+
+    async def _render_read(self, state: reads.TableState) -> tuple[str, Rack | None, Any]:
+        """:meth:`_render` of a state already read, here on the event loop: it reads nothing
+        (Django would refuse a query here), and a hop to a thread would only add its wait
+        for the GIL (up to the 5 ms switch interval while another thread renders)."""
+        return self._render(state)
+
+    def _position(self, state: reads.TableState) -> int | None:
+        """The viewer's seat at the table as ``state`` has it (None: a spectator)."""
+        uid = reads.viewer_id(self.scope.get("user"))
+        return next((s.position for s in state.seats if uid and s.user_id == uid), None)
+
+    def _render(self, state: reads.TableState | None) -> tuple[str, Rack | None, Any]:
+        """The live fragment and, for a seat, its rack fragment (rendered when first sent)
+        and what the rack holds, from one read of the table (``state``, else read now): the
+        rack, and whether it changed, always match the board sent with it."""
+        user = self.scope.get("user")
+        if state is None:
+            state = reads.table_state(self.table_id)
+        position = self._position(state)
+        with translation.override(self.language):
+            context = reads.table_context(self.table_id, user, self.invite, state=state)
+            live = render_to_string("games/table.html#live", context)
+        rack = Rack(context, self.language) if position is not None else None
+        hand, view = context["hand"], context["view"]
+        rack_key = None
+        if position is not None and hand is not None:
+            rack_key = (hand["id"], tuple(sorted(view["rack"])) if view is not None else ())
+        return live, rack, rack_key
+
+    # Group messages from the actions (sent after commit): render the table as it is now.
+    @events.handles(events.HAND_MOVED)
+    async def hand_moved(self, event: dict[str, Any]) -> None:
+        self._changed(event)
+
+    @events.handles(events.HAND_DEALT)
+    async def hand_dealt(self, event: dict[str, Any]) -> None:
+        self.sent_rack = None
+        self._changed(event)
+        if event.get("match"):
+            # A new match (a rematch): the chat shows the new match's window. (The muted set
+            # stays: a line from someone in it is checked against the mutes of its time.)
+            html = await database_sync_to_async(self._chat_lines)()
+            if html:
+                await self.send(text_data=html)
+
+    @events.handles(events.TABLE_CHANGED)
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        self._changed(event)
+
+    @events.handles(events.LAYER_RESUMED)
+    async def layer_resumed(self, event: dict[str, Any]) -> None:
+        """Redis failed and answers again (``okeysite.channel_layers``): the changes published
+        meanwhile were lost, so this socket reads the table and sends it as it is now."""
+        self._changed(dict(events.table_changed(self.table_id)))
+
+    def _changed(self, event: dict[str, Any]) -> None:
+        """The table changed: send the table as it is now, once this socket's frame being
+        made (if any) has gone. Changes that arrive meanwhile are sent as one frame, the
+        latest: every frame is the whole table, so a skipped one loses nothing, and a burst
+        (a reconnecting table, a fast bot) costs one frame, not one per change. A change
+        that no move can carry forward (anything but a move's message with its ``apply``
+        part: a seat, a hidden hand, a new hand) is never merged away: the frame that
+        merges it reads the table."""
+        if not (event.get("type") == events.HAND_MOVED and isinstance(event.get("apply"), dict)):
+            self.read_next = True
+        self.latest_change = event
+        self.changes += 1
+        if self.sending is None or self.sending.done():
+            self.sending = asyncio.create_task(self._send_latest())
+
+    async def _send_latest(self) -> None:
+        sent = 0
+        while sent != self.changes:
+            sent = self.changes
+            event = self.latest_change or {}
+            if self.read_next:
+                self.read_next = False
+                if "apply" in event:
+                    # Its own change id with the apply part: the read is not the kept path.
+                    event = {k: v for k, v in event.items() if k != "apply"}
+                    event["change"] = f"{event.get('change')}:read"
+            try:
+                await self._send_table(event.get("change"), event)
+            except Exception:  # a task's error would go unseen: log it, the next change retries
+                log.exception("a frame for table %s failed", self.table_id)
+
+    @events.handles(events.TABLE_WATCHERS)
+    async def table_watchers(self, event: dict[str, Any]) -> None:
+        """How many watch now (counted once by the actions): a small fragment, no query."""
+        with translation.override(self.language):
+            html = render_to_string("games/_watchers.html", {"watching": event["count"]})
+        await self.send(text_data=html)
+
+    # ------------------------------------------------------------------ chat
+    # Chat is beside the board: its fragments go to #chat-lines and #chat-form (outside
+    # #table-live), so the board's frames never touch it, and it never changes the hand.
+    async def _chat(self, kind: str, data: dict[str, Any]) -> None:
+        """``{"type": "chat", "text": ...}`` or ``{"type": "chat", "canned": key}``, and
+        ``{"type": "mute"|"unmute", "user": id}``: through the actions, which publish."""
+        user = self.scope.get("user")
+        try:
+            if kind == "chat":
+                await database_sync_to_async(actions.send_chat)(
+                    self.table_id,
+                    user,
+                    text=data.get("text") or "",
+                    canned=data.get("canned") or "",
+                    invite=self.invite,
+                )
+            else:
+                change = actions.mute_chat if kind == "mute" else actions.unmute_chat
+                await database_sync_to_async(change)(
+                    self.table_id, user, data.get("user"), invite=self.invite
+                )
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
+
+    @events.handles(events.CHAT_MESSAGE)
+    async def chat_message(self, event: dict[str, Any]) -> None:
+        """A new line: appended to #chat-lines, unless this viewer muted its author."""
+        author = event.get("user")
+        if author in self.muted:
+            if await database_sync_to_async(self._muted_when_said)(event["id"], author):
+                return
+        html = await database_sync_to_async(self._chat_line)(event["id"])
+        if html:
+            await self.send(text_data=html)
+
+    def _muted_when_said(self, message_id: int, author: int) -> bool:
+        """Was the author muted by this viewer when the message was said? (A mute ends with
+        the match it was made in: this socket's set is read again.)"""
+        user = self.scope.get("user")
+        self.muted = frozenset(reads.muted_ids(self.table_id, user))
+        said = ChatMessage.objects.filter(pk=message_id).values_list("created_at", flat=True)
+        at = said.first()
+        return at is None or author in reads.muted_ids(self.table_id, user, at)
+
+    def _chat_line(self, message_id: int) -> str:
+        """A line's fragment, rendered once per message and language in this process (a
+        line looks the same to every reader of one language)."""
+        key = ("chat", message_id, self.language)
+        html = state_cache.chat_lines.get(key)
+        if html is None:
+            message = ChatMessage.objects.filter(pk=message_id, table_id=self.table_id).first()
+            if message is None:  # deleted in the meantime
+                return ""
+            with translation.override(self.language):
+                line = render_to_string(
+                    "games/_chat_line.html", {"line": chat.line(message), "shared": True}
+                )
+            html = f'<ol id="chat-lines" hx-swap-oob="beforeend">{line}</ol>'
+            state_cache.chat_lines.put(key, html)
+        return html
+
+    @events.handles(events.CHAT_DELETED)
+    async def chat_deleted(self, event: dict[str, Any]) -> None:
+        """Staff removed a line: it goes from every page (no query)."""
+        message_id = int(event["id"])
+        for code, _name in settings.LANGUAGES:
+            state_cache.chat_lines.forget(("chat", message_id, code))
+        await self.send(text_data=f'<li id="chat-line-{message_id}" hx-swap-oob="delete"></li>')
+
+    @events.handles(events.CHAT_MUTED)
+    async def chat_muted(self, event: dict[str, Any]) -> None:
+        """The viewer (on any of their sockets) muted or unmuted someone: this socket's set
+        changes and its list is sent again without (or with) that person's lines."""
+        if event.get("user") != reads.viewer_id(self.scope.get("user")):
+            return
+        muted = int(event["muted"])
+        self.muted = self.muted | {muted} if event.get("on") else self.muted - {muted}
+        html = await database_sync_to_async(self._chat_lines)()
+        if html:
+            await self.send(text_data=html)
+
+    def _chat_lines(self) -> str:
+        try:
+            with translation.override(self.language):
+                context = reads.chat_context(self.table_id, self.scope.get("user"), self.invite)
+                return render_to_string("games/table.html#chat_lines", {"chat": context})
+        except (Table.DoesNotExist, NotAllowed):
+            return ""
+
+    @events.handles(events.CHAT_CHANGED)
+    async def chat_changed(self, event: dict[str, Any]) -> None:
+        """Staff turned the table's chat on or off: the input, or the notice (no query)."""
+        signed_in = reads.viewer_id(self.scope.get("user")) is not None
+        enabled = bool(event.get("enabled"))
+        with translation.override(self.language):
+            context = {
+                "table_id": self.table_id,
+                "enabled": enabled,
+                "signed_in": signed_in,
+                "can_send": enabled and signed_in,
+                "canned": chat.canned_buttons(),
+                "max_length": chat.MAX_LENGTH,
+                "invite": self.invite,
+            }
+            html = render_to_string("games/table.html#chat_form", {"chat": context})
+        await self.send(text_data=html)

@@ -1,0 +1,169 @@
+"""The lobby page ("/"), the "New table" form and "Play now".
+
+Every action goes through ``games.actions`` with ``by=request.user``; a refusal
+(``GameError``) is shown in the user's language and changes nothing."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.middleware.csrf import get_token
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils import translation
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
+
+from accounts.models import Profile
+from accounts.views import become_guest
+from games import actions, reads
+from games import messages as game_messages
+from games.errors import GameError
+from games.live import state_cache
+from games.models import Variant
+from games.pages.forms import NewTableForm
+
+
+def refusal(exc: GameError) -> str:
+    """A refusal in the user's language (``games.messages.REFUSALS``, one table for the site)."""
+    return game_messages.refusal(exc.code, exc.message)
+
+
+@require_safe
+def home(request: HttpRequest) -> HttpResponse:
+    context = reads.lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
+    rows = list(Variant.objects.all())  # one read for the Play-now buttons and the form
+    context["variants"] = reads.variants(rows)
+    context["play_now_levels"] = play_now_levels()
+    context["play_now_level"] = play_now_level(request.user)
+    if request.user.is_authenticated:
+        context["new_table_form"] = new_table_form(request, rows)
+    return render(request, "games/home.html", context)
+
+
+_CSRF_MARK = "csrf-token-of-the-request"  # where the request's CSRF token goes
+
+
+def new_table_form(request: HttpRequest, rows: list[Variant]) -> SafeString:
+    """The lobby's "New table" form (``lobby_new_table.html#form``, a fresh form), with the
+    request's CSRF token. Rendering a form's widgets costs more than the rest of the lobby
+    page, and a fresh form is the same for everyone: it is rendered once per process for each
+    language and state of the Variant rows (``rows``: all of them), then only the token
+    changes."""
+    key = (
+        translation.get_language(),
+        tuple((v.pk, v.key, v.name, json.dumps(v.default_options, sort_keys=True)) for v in rows),
+    )
+    html = state_cache.forms.get(key)
+    if html is None:
+        form = NewTableForm(variant_rows=rows)
+        html = render_to_string(
+            "games/lobby_new_table.html#form", {"form": form, "csrf_token": _CSRF_MARK}
+        )
+        state_cache.forms.put(key, html)
+    return mark_safe(html.replace(_CSRF_MARK, get_token(request)))  # noqa: S308 - rendered
+
+
+@require_http_methods(["GET", "POST"])
+def new_table(request: HttpRequest) -> HttpResponse:
+    """GET: the form for a variant (htmx swaps it in when the variant changes). POST: check
+    the options with the engine, open the table and seat its creator, go to the table."""
+    if not request.user.is_authenticated:
+        return redirect_to_login(reverse("lobby"))
+    if request.method == "GET":
+        keep = {k: request.GET[k] for k in ("name",) if k in request.GET}
+        keep["is_private"] = request.GET.get("is_private") in ("on", "true", "1")
+        keep["auto_start"] = request.GET.get("auto_start") in ("on", "true", "1")
+        keep["other_tables"] = request.GET.get("other_tables") in ("on", "true", "1")
+        # The chat is on unless the form (sent again when the variant changes) unticked it.
+        chat_ticked = request.GET.get("chat_enabled") in ("on", "true", "1")
+        keep["chat_enabled"] = chat_ticked or "variant" not in request.GET
+        form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
+        return _form_response(request, form)
+    form = NewTableForm(request.POST)
+    if form.is_valid():
+        try:
+            table = actions.open_table(
+                variant=form.variant_key,
+                user=request.user,  # type: ignore[arg-type]
+                name=form.cleaned_data["name"].strip(),
+                options=form.options(),
+                is_private=form.cleaned_data["is_private"],
+                players=form.players(),
+                auto_start=form.cleaned_data["auto_start"],
+                other_tables=form.cleaned_data["other_tables"],
+                chat_enabled=form.cleaned_data["chat_enabled"],
+            )
+        except GameError as exc:
+            form.add_error(None, refusal(exc))
+        else:
+            url = reverse("table", args=[table.pk])
+            if table.is_private:
+                url = reads.invite_path(table.pk, table.invite_token)
+            return _redirect(request, url)
+    return _form_response(request, form)
+
+
+def _form_response(request: HttpRequest, form: NewTableForm) -> HttpResponse:
+    template = "games/lobby_new_table.html"
+    if getattr(request, "htmx", False):
+        template += "#form"
+    return render(request, template, {"form": form})
+
+
+def _redirect(request: HttpRequest, url: str) -> HttpResponse:
+    """A redirect htmx follows as a page load (HX-Redirect), or a plain 302."""
+    if getattr(request, "htmx", False):
+        response = HttpResponse(status=204)
+        response["HX-Redirect"] = url
+        return response
+    return HttpResponseRedirect(url)
+
+
+def play_now_level(user: Any) -> str:
+    """The bot level "Play now" offers ``user`` first: the one they chose last, else the
+    default."""
+    if user.is_authenticated:
+        chosen = Profile.of(user).play_now_level
+        if chosen in actions.PLAY_NOW_LEVELS:
+            return chosen
+    return str(actions.PLAY_NOW_LEVEL)
+
+
+def play_now_levels() -> list[tuple[str, str]]:
+    """The levels "Play now" offers, with their names in the active language."""
+    return [(str(level), reads.bot_level_name(level)) for level in actions.PLAY_NOW_LEVELS]
+
+
+@require_POST
+def play_now(request: HttpRequest) -> HttpResponse:
+    """One click: a table of the variant with its defaults, three bots of the level chosen
+    beside the buttons (remembered for next time), the match started; then the table page.
+    An anonymous visitor plays as a new guest."""
+    key = request.POST.get("variant", "")
+    if not Variant.objects.filter(key=key).exists():
+        messages.error(request, _("There is no such variant."))
+        return _redirect(request, reverse("lobby"))
+    level = request.POST.get("level") or play_now_level(request.user)
+    if level not in actions.PLAY_NOW_LEVELS:
+        messages.error(request, _("There is no such bot level."))
+        return _redirect(request, reverse("lobby"))
+    refused = become_guest(request)
+    if refused is not None:
+        return refused
+    try:
+        match = actions.play_now(request.user, key, level=level)  # type: ignore[arg-type]
+    except GameError as exc:
+        messages.error(request, refusal(exc))
+        return _redirect(request, reverse("lobby"))
+    profile = Profile.of(request.user)
+    if profile.play_now_level != level:
+        profile.play_now_level = level
+        profile.save(update_fields=["play_now_level"])
+    return _redirect(request, reverse("table", args=[match.table_id]))

@@ -1,0 +1,172 @@
+import json
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_POST
+
+from games import actions, messages, policy, reads
+from games.errors import GameError, NotAllowed
+from games.limits import MAX_MESSAGE_LENGTH
+from games.models import Seat, Table
+
+
+def invite_of(request: HttpRequest) -> str | None:
+    """The invite a request carries: a form's ``invite`` field, else the query's."""
+    return request.POST.get("invite") or request.GET.get("invite") or None
+
+
+def check_table_or_404(request: HttpRequest, table_id: int, invite: str | None) -> None:
+    """Every endpoint under ``/tables/<id>/`` asks this before anything else: a table the
+    viewer may not see (``policy.check_see``) answers 404, exactly as an id that no table has,
+    so that no refusal, redirect or message tells a private table from a missing one."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise Http404
+    seats = list(Seat.objects.filter(table_id=table_id)) if table.is_private else []
+    try:
+        policy.check_see(table, seats, request.user, invite)
+    except NotAllowed as exc:
+        raise Http404 from exc
+
+
+def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
+    invite = request.GET.get("invite")
+    try:
+        # One read of the table (reads.table_state) for the board and the chat panel.
+        state = reads.table_state(table_id)
+        context = reads.table_context(table_id, request.user, invite, state=state)
+    except (Table.DoesNotExist, NotAllowed) as exc:
+        # A private table without its invite looks like no table at all.
+        raise Http404 from exc
+    # Beside the board, in one query: how many watch (on the page only, outside the live
+    # fragments, so that no socket counts on every move: the sockets update it from the count
+    # the actions publish), and what the chat panel needs to know first.
+    counts = reads.page_counts(table_id, reads.viewer_id(request.user))
+    context["watching"] = counts.watching
+    # The chat panel (outside the live fragments: the board's frames never re-render it).
+    context["chat"] = reads.chat_context(
+        table_id, request.user, invite, table=state.table, seats=state.seats, counts=counts
+    )
+    return render(request, "games/table.html", context)
+
+
+# A payload larger than a socket message may be (games.live.socket_guard) is refused unread.
+_TOO_BIG = object()
+
+
+def _raw_payload(request: HttpRequest) -> str | bytes:
+    """The ``payload`` field of a form, else the body (JSON sent as it is). A multipart
+    form's body has been read as its fields: without the field there is no payload."""
+    if "payload" in request.POST:
+        return request.POST["payload"]
+    if request.content_type == "multipart/form-data":
+        return ""
+    return request.body
+
+
+def _payload(raw: str | bytes) -> Any:
+    if len(raw) > MAX_MESSAGE_LENGTH:
+        return _TOO_BIG
+    return json.loads(raw)
+
+
+@require_POST
+def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
+    "ready" or "rematch", as JSON in the ``payload`` field. Answers with the viewer's fresh
+    fragments, or with the reason a move was refused (and nothing changes)."""
+    check_table_or_404(request, table_id, invite_of(request))
+    try:
+        data: Any = _payload(_raw_payload(request))
+    except (ValueError, RecursionError):  # not JSON, or nested too deep to read
+        data = None
+    try:
+        if data is _TOO_BIG:
+            raise GameError("too_big", "the payload is larger than any message needs")
+        if not isinstance(data, dict):
+            raise GameError("bad_move", "the payload is a JSON object with a 'type'")
+        seat = Seat.objects.filter(table_id=table_id, user_id=request.user.pk).first()
+        if seat is None or not request.user.is_authenticated:
+            raise GameError("not_your_seat", "you have no seat at this table")
+        if data.get("type") == "ready":
+            actions.ready(table_id, request.user)  # type: ignore[arg-type]
+        elif data.get("type") == "rematch":
+            actions.rematch(table_id, by=request.user)
+        elif data.get("type") == "hide":
+            actions.hide_from_spectators(table_id, request.user)
+        elif data.get("type") == "move":
+            hand = data.get("hand")
+            if isinstance(hand, bool) or not isinstance(hand, int):
+                raise GameError("bad_move", "say which hand the move is for")
+            actions.submit(
+                hand,
+                seat.position,
+                data.get("move"),  # type: ignore[arg-type]
+                by=request.user,  # type: ignore[arg-type]
+                expected_version=data.get("expected_version"),
+                client_move_id=data.get("client_move_id"),
+            )
+        else:
+            raise GameError("bad_move", "the payload's type is move, ready, rematch or hide")
+    except GameError as exc:
+        html = render_to_string(
+            "games/_move_error.html",
+            {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
+            request=request,
+        )
+        return HttpResponse(html, status=200 if exc.code != "not_your_seat" else 403)
+    context = reads.table_context(table_id, request.user)
+    html = render_to_string("games/table.html#live", context, request=request)
+    html += render_to_string("games/table.html#rack", context, request=request)
+    return HttpResponse(html)
+
+
+@require_POST
+def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
+    """The socket's chat messages over plain HTTP (a client without an open socket): JSON in
+    the ``payload`` field (``{"type": "chat", "text"|"canned"}``, ``{"type": "mute"|"unmute",
+    "user": id}``), or the form fields ``text`` / ``canned``. The same actions as the socket;
+    answers with the viewer's chat list, or with the refusal (and nothing changes)."""
+    invite = invite_of(request)
+    check_table_or_404(request, table_id, invite)
+    data: Any
+    if "payload" in request.POST:
+        try:
+            data = _payload(request.POST["payload"])
+        except (ValueError, RecursionError):
+            data = None
+    else:  # a plain form
+        data = {"type": "chat", **{k: request.POST.get(k) for k in ("text", "canned")}}
+    try:
+        if data is _TOO_BIG:
+            raise GameError("too_big", "the payload is larger than any message needs")
+        if not isinstance(data, dict):
+            raise GameError("bad_chat", "the payload is a JSON object with a 'type'")
+        kind = data.get("type")
+        if kind == "chat":
+            actions.send_chat(
+                table_id,
+                request.user,
+                text=data.get("text") or "",
+                canned=data.get("canned") or "",
+                invite=invite,
+            )
+        elif kind in ("mute", "unmute"):
+            change = actions.mute_chat if kind == "mute" else actions.unmute_chat
+            change(table_id, request.user, data.get("user"), invite=invite)
+        else:
+            raise GameError("bad_chat", "the payload's type is chat, mute or unmute")
+    except GameError as exc:
+        if exc.code == "no_table":
+            raise Http404 from exc  # gone since the check above, or no longer to be seen
+        html = render_to_string(
+            "games/_move_error.html",
+            {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
+            request=request,
+        )
+        return HttpResponse(html, status=403 if isinstance(exc, NotAllowed) else 200)
+    context = reads.chat_context(table_id, request.user, invite)
+    html = render_to_string("games/table.html#chat_lines", {"chat": context}, request=request)
+    return HttpResponse(html)

@@ -1,0 +1,358 @@
+"""Whole hands played in Chromium through the table page, against a real daphne (the sockets
+really connect; the clock runs in the server and plays the bots).
+
+The moves come from the engine: ``tests.ui.scripted_hand`` plays a hand from a fixed seed
+with four bots in the engine alone; the browsers then make the same moves with clicks and drags,
+and the page's scoreboard and revealed racks are checked against the engine's."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import actions, engine
+from games.catalog import ensure_variants
+from games.engine import layout, solver
+from games.models import Hand, Move, Participant, Table
+from tests import ui
+from tests.live_daphne import DaphneServer, in_thread
+from tests.play import seed_of, user_table
+from tests.users import make_user
+
+pytestmark = pytest.mark.browser
+
+
+def start(variant: str, seed: str) -> tuple[Table, list[Any], Hand]:
+    def make() -> tuple[Table, list[Any], Hand]:
+        table, users = user_table(variant, {"timer": 0})
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed)
+        return table, users, match.hands.get()
+
+    return in_thread(make)  # type: ignore[no-any-return]
+
+
+def seated_pages(chromium: Any, server: DaphneServer, table: Table, users: list[Any]) -> list[Any]:
+    pages = [ui.signed_in_page(chromium, server, u) for u in users]
+    for page in pages:
+        ui.open_table(page, server, table.pk)
+    return pages
+
+
+def scoreboard(page: Any) -> list[tuple[str, int]]:
+    rows = page.locator("[data-hand-over] .scoreboard tbody tr")
+    out = []
+    for i in range(rows.count()):
+        cells = rows.nth(i).locator("td")
+        out.append((cells.nth(0).inner_text().strip(), int(cells.nth(1).inner_text())))
+    return out
+
+
+def revealed(page: Any, seat: int) -> list[str]:
+    tiles = page.locator(f'[data-hand-over] .revealed-rack[data-seat="{seat}"] .tile')
+    return [tiles.nth(i).get_attribute("data-tile") for i in range(tiles.count())]
+
+
+def replay(pages: list[Any], moves: list[tuple[int, dict[str, Any]]], check: engine.Hand) -> None:
+    """Every move through the page of the seat that makes it; after each, every page shows the
+    new version, and the mover's rack is the engine's."""
+    for number, (seat, move) in enumerate(moves, start=1):
+        page = pages[seat]
+        finish_groups = None
+        if move["do"] == "finish":
+            finish_groups = finishing_groups(check, seat, move["tile"])
+        ui.play_move(page, move, finish_groups)
+        for i, p in enumerate(pages):
+            try:
+                ui.wait_version(p, number)
+            except Exception as exc:
+                raise AssertionError(
+                    f"move {number} {move} by seat {seat}: seat {i} shows {ui.state(p)}, "
+                    f"mover's error {ui.error_text(page)!r}, frames {ui.frames(p)}, "
+                    f"mover's frames {ui.frames(page)}"
+                ) from exc
+        assert ui.error_text(page) == "", (number, move)
+        assert check.play(seat, move).ok
+        if not check.public_view()["over"]:
+            mine = [engine.format_tile(t) for t in check.racks[seat]]
+            assert Counter(ui.rack_tiles(page)) == Counter(mine), (number, move)
+
+
+def finishing_groups(eng: engine.Hand, seat: int, tile: str) -> list[list[str]]:
+    """How the finisher lays out their rack: the solver's melds of the rest of it."""
+    rest = list(eng.racks[seat])
+    rest.remove(engine.parse_tile(tile))
+    okey = engine.parse_tile(eng.public_view()["okey"])
+    melds = solver.arrange(rest, okey, bool(eng.public_view()["options"].get("wrap_13_1", True)))
+    assert melds is not None
+    return [[engine.format_tile(t) for t in m.tiles] for m in melds]
+
+
+def check_the_end(pages: list[Any], eng: engine.Hand, users: list[Any]) -> None:
+    result = eng.public_view()
+    for page in pages:
+        page.locator("[data-hand-over]").wait_for(timeout=15_000)
+        assert ui.state(page)["phase"] == "over"
+        board = scoreboard(page)
+        assert [name for name, _ in board] == [u.get_username() for u in users]
+        assert [points for _, points in board] == result["result"]["hand_scores"]
+        for seat in range(4):
+            assert Counter(revealed(page, seat)) == Counter(result["revealed"][seat])
+
+
+def test_four_players_play_an_okey51_hand_with_opening_and_feeding(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    seed = seed_of(15)
+    table, users, hand = start("okey51", seed)
+    eng, moves = ui.scripted_hand("okey51", seed, {"timer": 0})
+    kinds = Counter(m["do"] for _, m in moves)
+    assert kinds["open"] >= 2 and kinds["add"] >= 2, kinds  # the script opens and feeds
+    assert eng.public_view()["result"]["ending"] == "finish"
+    pages = seated_pages(chromium, daphne_live_server, table, users)
+    pages[0].screenshot(path=str(artifacts / "okey51-start-desktop.png"), full_page=True)
+
+    check = hand.engine_hand()
+    replay(pages, moves, check)
+
+    check_the_end(pages, eng, users)
+    pages[0].screenshot(path=str(artifacts / "okey51-hand-over-desktop.png"), full_page=True)
+    stored = Hand.objects.get(pk=hand.pk)
+    assert stored.status == Hand.Status.FINISHED and stored.version == len(moves)
+    assert stored.hand_scores == eng.public_view()["result"]["hand_scores"]
+    for page in pages:
+        assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    seed = seed_of(13)
+    table, users, hand = start("classic", seed)
+    eng, moves = ui.scripted_hand("classic", seed, {"timer": 0})
+    last_seat, last = moves[-1]
+    assert last["do"] == "finish"
+    pages = seated_pages(chromium, daphne_live_server, table, users)
+
+    check = hand.engine_hand()
+    replay(pages, moves[:-1], check)
+    groups = finishing_groups(check, last_seat, last["tile"])
+    page = pages[last_seat]
+    ui.arrange(page, ui.target_layout(groups, ui.rack_tiles(page)))
+    ui.finish_by_drag(page, last["tile"])
+    for p in pages:
+        ui.wait_version(p, len(moves))
+
+    check_the_end(pages, eng, users)
+    # The server finished with the groups as arranged on the rack (no solver needed), and
+    # the scoreboard lays the finisher's rack out in those groups.
+    finish = Move.objects.get(hand=hand, action__do="finish")
+    assert finish.action["groups"] == groups
+    shown = page.locator(f'[data-hand-over] .revealed-rack[data-seat="{last_seat}"] [data-group]')
+    assert [
+        shown.nth(i).locator(".tile").evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        for i in range(shown.count())
+    ] == groups
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
+def test_play_now_reaches_the_end_of_a_hand(
+    daphne_live_server: DaphneServer, chromium: Any, variant: str
+) -> None:
+    ensure_variants()  # a transactional test before this one flushed them
+    player = make_user(f"now-{variant}")
+    page = ui.signed_in_page(chromium, daphne_live_server, player)
+    page.goto(f"{daphne_live_server.url}/")
+    page.locator(f'[data-action="play-now"][data-variant="{variant}"]').click()
+    page.wait_for_url("**/tables/*/")
+    page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+    assert ui.state(page)["seat"] == "0"
+
+    while not page.locator("[data-hand-over]").count():
+        if not ui.simple_turn(page):
+            page.wait_for_timeout(50)
+    table = Table.objects.get(seats__user=player)
+    assert table.variant.key == variant
+    assert Hand.objects.filter(match__table=table, status=Hand.Status.FINISHED).exists()
+    ready = page.locator('[data-hand-over] [data-action="ready"]')
+    if ready.count():  # more hands to come: "ready" deals the next one (the bots are ready)
+        ready.click()
+        page.wait_for_function(
+            "() => document.querySelector('#table-live').dataset.phase !== 'over'",
+            timeout=15_000,
+        )
+        assert Hand.objects.filter(match__table=table).count() == 2
+    else:
+        page.locator("[data-match-over]").wait_for()
+        page.locator('[data-action="rematch"]').click()
+        page.wait_for_function(
+            "() => document.querySelector('#table-live').dataset.phase !== 'over'",
+            timeout=15_000,
+        )
+        assert table.matches.count() == 2
+    assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("duz", seed_of(7))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(page, daphne_live_server, table.pk)
+    # Drag the first tile to the second row, and the last one to the far left.
+    before = ui.rack_layout(page)
+    first = before.index(next(t for t in before if t))
+    ui.drag_tile(page, first, 20)
+    last = max(i for i, t in enumerate(ui.rack_layout(page)) if t and i < 16)
+    ui.drag_tile(page, last, 0)
+    arranged = ui.rack_layout(page)
+    assert arranged != before
+
+    second = page.context.new_page()  # the same player, a second tab
+    ui.watch_errors(second)
+    ui.open_table(second, daphne_live_server, table.pk)
+    assert ui.rack_layout(second) == arranged
+
+    page.reload()
+    ui.wait_for_socket(page)  # keys pressed before the page's script is ready would be lost
+    assert ui.rack_layout(page) == arranged
+
+    # Seat 0 starts with 15 tiles: a discard from the keyboard (focus, space, x).
+    tile = page.locator("#rack-area .slot").nth(0).locator(".tile")
+    code = tile.get_attribute("data-tile")
+    tile.focus()
+    page.keyboard.press(" ")
+    page.keyboard.press("x")
+    ui.wait_version(second, 1)
+    ui.wait_version(page, 1)
+    # Both tabs show the rack as arranged, less the discarded tile, gap kept where it was.
+    expected = [None if i == 0 else t for i, t in enumerate(arranged)]
+    assert ui.rack_layout(second) == expected
+    assert ui.rack_layout(page) == expected
+    assert Counter(ui.rack_tiles(page))[code] == Counter(t for t in arranged if t)[code] - 1
+    for p in (page, second):
+        assert p.okey_errors == []
+
+
+def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("classic", seed_of(9))
+    view = hand.engine_hand().view(1)
+    page = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    ui.open_table(page, daphne_live_server, table.pk)
+    for by in layout.SORTS:
+        want = layout.sorted_layout(view["rack"], view["okey"], by)
+        assert ui.rack_layout(page) != want, by
+        page.locator(f'#rack-area [data-sort="{by}"]').click()
+        assert ui.wait_layout(page, want) == want, by
+
+    def stored() -> Any:
+        return Participant.objects.get(hand=hand, position=1).layout
+
+    # The last sort is kept as the seat's arrangement: a reload shows it.
+    for _ in range(50):
+        if in_thread(stored) == want:
+            break
+        page.wait_for_timeout(100)
+    assert in_thread(stored) == want
+    page.reload()
+    ui.wait_for_socket(page)
+    assert ui.rack_layout(page) == want
+    assert page.okey_errors == []
+
+
+def test_a_spectator_sees_no_rack(daphne_live_server: DaphneServer, chromium: Any) -> None:
+    table, users, hand = start("okey51", seed_of(8))
+    player = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(player, daphne_live_server, table.pk)
+    spectator = chromium.new_context().new_page()
+    ui.watch_errors(spectator)
+    frames: list[str] = []
+    spectator.on(
+        "websocket",
+        lambda ws: ws.on("framereceived", lambda payload: frames.append(str(payload))),
+    )
+    ui.open_table(spectator, daphne_live_server, table.pk)
+    assert ui.state(spectator)["seat"] == ""
+    assert spectator.locator("#rack-area .tile").count() == 0
+
+    ui.simple_turn(player)  # seat 0 discards
+    ui.wait_version(spectator, 1)
+    assert spectator.locator("#rack-area .tile").count() == 0
+    assert spectator.locator("[aria-pressed]").count() == 0
+    assert frames and not [f for f in frames if 'class="rack"' in f or "aria-pressed" in f]
+    assert spectator.okey_errors == []
+
+
+def test_the_table_fits_a_phone_and_a_desktop(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    table, users, hand = start("okey51", seed_of(9))
+    for name, viewport in (("phone", ui.PHONE), ("desktop", ui.DESKTOP)):
+        page = ui.signed_in_page(chromium, daphne_live_server, users[0], viewport)
+        ui.open_table(page, daphne_live_server, table.pk)
+        page.screenshot(path=str(artifacts / f"table-{name}.png"), full_page=True)
+        width = page.evaluate("() => document.documentElement.scrollWidth")
+        assert width <= viewport["width"], f"{name}: the page scrolls sideways ({width}px)"
+        boxes = page.locator("#rack-area .tile").evaluate_all(
+            "els => els.map(e => { const r = e.getBoundingClientRect();"
+            " return [r.left, r.right, r.width, r.height]; })"
+        )
+        assert boxes and all(
+            0 <= left and right <= viewport["width"] for left, right, _, _ in boxes
+        )
+        assert min(w for _, _, w, _ in boxes) >= 20 and min(h for *_, h in boxes) >= 32
+        page.context.close()
+
+
+# Keeps every WebSocket the page opens, and can swallow what the page sends (a message lost
+# on a dying connection).
+SOCKET_TAP = """
+window.__okeySockets = [];
+window.__okeySwallow = false;
+const NativeWebSocket = window.WebSocket;
+window.WebSocket = function (...args) {
+  const ws = new NativeWebSocket(...args);
+  window.__okeySockets.push(ws);
+  const send = ws.send.bind(ws);
+  ws.send = (data) => { if (!window.__okeySwallow) send(data); };
+  return ws;
+};
+Object.assign(window.WebSocket, NativeWebSocket);
+window.WebSocket.prototype = NativeWebSocket.prototype;
+"""
+
+
+def test_a_move_lost_with_the_connection_is_reported_and_never_played_late(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("duz", seed_of(12))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    page.add_init_script(SOCKET_TAP)
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["phase"] == "discard"  # seat 0 starts with 15 tiles
+
+    # The discard leaves the page but never reaches the server; then the connection drops.
+    page.evaluate("() => { window.__okeySwallow = true; }")
+    ui.select(page, [0])
+    ui.click_action(page, "discard")
+    page.evaluate("() => { window.__okeySwallow = false; window.__okeySockets.at(-1).close(); }")
+    page.wait_for_function(
+        "() => document.querySelector('#move-error').textContent.includes('connection dropped')",
+        timeout=10_000,
+    )
+    # The move was never played, and nothing plays it late: the page, opened again, shows
+    # the table as it is, and the player moves on from there.
+    page.wait_for_timeout(500)
+    assert Hand.objects.get(pk=hand.pk).version == 0
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["version"] == "0"
+    assert ui.simple_turn(page)
+    assert Hand.objects.get(pk=hand.pk).version == 1
+    assert page.okey_errors == []

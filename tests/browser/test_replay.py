@@ -1,0 +1,67 @@
+"""The hand replay in a real Chromium, served by daphne: the arrow keys, Home and End step
+through the hand by htmx swaps (no page load), and each step's URL is pushed."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+
+import pytest
+
+from games import actions
+from games.models import Hand
+from tests.live_daphne import DaphneServer, in_thread
+from tests.play import random_move, seed_of, user_table
+
+pytestmark = pytest.mark.browser
+
+
+def finished_hand() -> Hand:
+    table, users = user_table("duz")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(4242))
+    hand = match.hands.get()
+    rng = random.Random(4)
+    while hand.status == Hand.Status.PLAYING:
+        seat, move = random_move(hand, rng)
+        actions.play(hand, seat, move, by=users[seat], expected_version=hand.version)
+        hand.refresh_from_db()
+    return hand
+
+
+def test_the_keys_step_through_a_replay_without_reloading(
+    daphne_live_server: DaphneServer, chromium_page: Any
+) -> None:
+    hand = in_thread(finished_hand)  # service calls outside Playwright's event loop
+    page = chromium_page
+    base = f"{daphne_live_server.url}/hands/{hand.pk}/"
+    assert page.goto(base).ok
+    page.wait_for_function("() => typeof window.htmx !== 'undefined'", timeout=10_000)
+    page.evaluate("() => { window.__sameDocument = true; }")
+
+    def at(step: int) -> None:
+        page.locator(f'#replay-step[data-step="{step}"]').wait_for(timeout=10_000)
+        page.wait_for_url(re.compile(rf"/hands/{hand.pk}/step/{step}/$"), timeout=10_000)
+
+    page.keyboard.press("ArrowRight")
+    at(1)
+    page.keyboard.press("ArrowRight")
+    at(2)
+    page.keyboard.press("ArrowLeft")
+    at(1)
+    page.keyboard.press("End")
+    at(hand.version)
+    words = page.locator("[data-replay-words]").inner_text()
+    assert "finished the hand" in words or "the hand is over" in words
+    page.keyboard.press("Home")
+    at(0)
+    # htmx takes over the swapped-in links as the swap settles; a click before that is a
+    # plain link's (the step's whole page: right, but not what this test is about).
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+        timeout=10_000,
+    )
+    page.locator('[data-replay="next"]').click()
+    at(1)
+    assert page.evaluate("() => window.__sameDocument === true"), "a step reloaded the page"
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()

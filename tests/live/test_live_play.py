@@ -1,0 +1,266 @@
+"""Live play over the table socket (and its HTTP twin): moves as JSON, private frames per seat,
+refusals to the mover alone, and a rack arrangement that survives every update."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client
+from django.urls import reverse
+
+from games import actions, engine
+from games.engine import layout as rack_layout
+from games.models import Hand, Participant
+from tests.play import connect, seed_of, user_table
+from tests.sockets import cookie_for, drain, socket, version_of
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def rack_of(html: str) -> list[str]:
+    part = html.split('id="rack-area"')[1].split("rack-tools")[0]
+    return re.findall(r'data-tile="([^"]+)"', part)
+
+
+def setup_duz(seed: int) -> tuple[int, int, list[Any], list[str]]:
+    table, users = user_table("duz")
+    connect(table, users)
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
+    return table.pk, hand.pk, users, [cookie_for(u) for u in users]
+
+
+async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack() -> None:
+    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(101)
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    racks = [hand.view_for(s)["rack"] for s in range(4)]
+    sockets = [socket(table_id, c) for c in cookies[:2]] + [socket(table_id)]
+    try:
+        for ws in sockets:
+            assert (await ws.connect(timeout=5))[0]
+        first = [await ws.receive_from(timeout=5) for ws in sockets]
+        assert Counter(rack_of(first[0])) == Counter(racks[0])
+        assert Counter(rack_of(first[1])) == Counter(racks[1])
+        assert 'id="rack-area"' not in first[2]  # a spectator has no rack
+        await drain(sockets[0])
+        await drain(sockets[1])
+        await drain(sockets[2])
+        tile = racks[0][0]
+        await sockets[0].send_to(
+            text_data=json.dumps(
+                {
+                    "type": "move",
+                    "hand": hand_id,
+                    "move": {"do": "discard", "tile": tile},
+                    "expected_version": 0,
+                    "client_move_id": "abc-1",
+                }
+            )
+        )
+        after = [await ws.receive_from(timeout=5) for ws in sockets]
+        assert [version_of(f) for f in after] == [1, 1, 1]
+        mover = after[0]
+        assert Counter(rack_of(mover)) == Counter(racks[0]) - Counter([tile])
+        # Seat 1's rack did not change: its arrangement is not sent again (it stays as is).
+        assert 'id="rack-area"' not in after[1]
+        assert 'data-legal="draw take"' in after[1]  # seat 1 is on turn now
+        assert 'id="rack-area"' not in after[2]
+    finally:
+        for ws in sockets:
+            await ws.disconnect()
+    moves = await database_sync_to_async(lambda: list(Hand.objects.get(pk=hand_id).moves.all()))()
+    assert [(m.seat, m.action, m.client_move_id) for m in moves] == [
+        (0, {"do": "discard", "tile": tile}, "abc-1")
+    ]
+
+
+async def test_it_refuses_bad_moves_to_the_mover_alone_and_changes_nothing() -> None:
+    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(102)
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    not_mine = hand.view_for(1)["rack"][0]
+    mover, other = socket(table_id, cookies[0]), socket(table_id, cookies[1])
+    try:
+        for ws in (mover, other):
+            assert (await ws.connect(timeout=5))[0]
+            await drain(ws)
+        bad = [
+            "not json",
+            json.dumps([1, 2]),
+            json.dumps({"type": "move", "hand": hand_id, "move": {"do": "fly"}}),
+            json.dumps({"type": "move", "hand": hand_id, "move": {"do": "draw"}}),  # has a tile
+            json.dumps(
+                {
+                    "type": "move",
+                    "hand": hand_id,
+                    "move": {"do": "discard", "tile": not_mine},
+                    "expected_version": 0,
+                }
+            ),
+            json.dumps(
+                {
+                    "type": "move",
+                    "hand": hand_id,
+                    "move": {"do": "discard", "tile": hand.view_for(0)["rack"][0]},
+                    "expected_version": 7,
+                }
+            ),
+            json.dumps({"type": "move", "hand": "x", "move": {"do": "draw"}}),
+        ]
+        codes = []
+        for text in bad:
+            await mover.send_to(text_data=text)
+            frames = await drain(mover, 0.5)
+            errors = [f for f in frames if 'id="move-error"' in f]
+            assert errors, text
+            codes.append(re.search(r'data-error="([^"]+)"', errors[0]).group(1))  # type: ignore[union-attr]
+        assert codes == [
+            "bad_move",
+            "bad_move",
+            "bad_move",
+            "already_drew",
+            "tile_not_in_rack",
+            "stale_version",
+            "bad_move",
+        ]
+        assert await drain(other, 0.3) == []  # nobody else hears of it
+    finally:
+        await mover.disconnect()
+        await other.disconnect()
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    assert hand.version == 0
+    assert not await database_sync_to_async(hand.moves.exists)()
+
+
+async def test_it_keeps_a_rack_arrangement_across_a_reconnect() -> None:
+    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(103)
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    rack = hand.view_for(2)["rack"]
+    arranged: list[str | None] = [None] * rack_layout.SLOTS
+    for i, code in enumerate(reversed(rack)):
+        arranged[2 * i if i < 8 else 16 + (i - 8)] = code  # gaps between tiles on row one
+    ws = socket(table_id, cookies[2])
+    try:
+        assert (await ws.connect(timeout=5))[0]
+        await drain(ws)
+        message = {"type": "arrange", "hand": hand_id, "layout": arranged}
+        await ws.send_to(text_data=json.dumps(message))
+        assert await drain(ws, 0.5) == []  # accepted quietly
+        forged = {"type": "arrange", "hand": hand_id, "layout": ["R1"] + arranged[1:]}
+        await ws.send_to(text_data=json.dumps(forged))
+        frames = await drain(ws, 0.5)
+        assert any('data-error="bad_layout"' in f for f in frames)
+    finally:
+        await ws.disconnect()
+    stored = await database_sync_to_async(
+        lambda: Participant.objects.get(hand_id=hand_id, position=2).layout
+    )()
+    assert stored == arranged
+    again = socket(table_id, cookies[2])
+    try:
+        assert (await again.connect(timeout=5))[0]
+        html = await again.receive_from(timeout=5)
+        slots = re.findall(
+            r'<div class="slot">(?:<span class="tile[^"]*" data-tile="([^"]+)")?',
+            html.split('id="rack-area"')[1],
+        )
+        assert [s or None for s in slots] == arranged
+    finally:
+        await again.disconnect()
+
+
+def test_it_takes_moves_over_http_too() -> None:
+    table, users = user_table("duz")
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(104)).hands.get()
+    tile = hand.view_for(0)["rack"][0]
+    url = reverse("table_move", args=[table.pk])
+    payload = {
+        "type": "move",
+        "hand": hand.pk,
+        "move": {"do": "discard", "tile": tile},
+        "expected_version": 0,
+    }
+    stranger = Client()
+    assert stranger.post(url, {"payload": json.dumps(payload)}).status_code == 403
+    client = Client()
+    client.force_login(users[0])
+    refused = client.post(url, {"payload": json.dumps({**payload, "expected_version": 3})})
+    assert 'data-error="stale_version"' in refused.content.decode()
+    done = client.post(url, {"payload": json.dumps(payload)}).content.decode()
+    assert 'data-version="1"' in done
+    assert Counter(rack_of(done)) == Counter(hand.view_for(0)["rack"]) - Counter([tile])
+    hand.refresh_from_db()
+    assert hand.version == 1
+
+
+def finishing_hand(seed: int) -> tuple[Hand, list[Any], list[str]]:
+    """A classic hand whose starter holds a finish: R1-R5, B5-B7, K9-K11, Y4-B4-K4 and Y13."""
+    table, users = user_table("classic")
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
+    melds = [["R1", "R2", "R3", "R4", "R5"], ["B5", "B6", "B7"], ["K9", "K10", "K11"]]
+    melds.append(["Y4", "B4", "K4"])
+    state = dict(hand.state)
+    racks = [list(r) for r in state["racks"]]
+    racks[0] = [engine.parse_tile(t) for g in melds for t in g] + [engine.parse_tile("Y13")]
+    state["racks"] = racks
+    Hand.objects.filter(pk=hand.pk).update(state=state)
+    hand.refresh_from_db()
+    return hand, users, [t for g in melds for t in g]
+
+
+def test_it_finishes_with_the_groups_arranged_on_the_rack() -> None:
+    hand, users, kept = finishing_hand(105)
+    lay: list[str | None] = []
+    for group in (kept[:5], kept[5:8], kept[8:11]):
+        lay += [*group, None]
+    lay += [None] * (rack_layout.ROW_SLOTS - len(lay))  # the last group on the second row
+    lay += kept[11:] + ["Y13"]
+    lay += [None] * (rack_layout.SLOTS - len(lay))
+    played = actions.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
+    assert played.events[-1]["type"] == "hand_over" and played.events[-1]["finisher"] == 0
+    assert played.move.action["groups"] == [kept[:5], kept[5:8], kept[8:11], kept[11:]]
+
+
+def test_it_finishes_with_the_solver_when_the_rack_is_not_arranged() -> None:
+    hand, users, kept = finishing_hand(106)
+    lay = list(reversed(kept)) + ["Y13"] + [None] * (rack_layout.SLOTS - 15)  # no gaps
+    played = actions.submit(hand, 0, {"do": "finish", "tile": "Y13", "layout": lay}, by=users[0])
+    assert played.events[-1]["type"] == "hand_over"
+    assert "groups" not in played.move.action  # the solver found the grouping
+
+
+def test_it_refuses_a_finish_that_is_none_and_changes_nothing() -> None:
+    table, users = user_table("duz")
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(107)).hands.get()
+    tile = hand.view_for(0)["rack"][0]
+    with pytest.raises(actions.GameError) as exc:
+        actions.submit(hand, 0, {"do": "finish", "tile": tile}, by=users[0])
+    assert exc.value.code == "not_a_finish"
+    hand.refresh_from_db()
+    assert hand.version == 0
+
+
+def test_it_opens_with_the_selected_tiles_grouped_as_on_the_rack() -> None:
+    table, users = user_table("okey51")
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(108)).hands.get()
+    melds = [["R10", "R11", "R12", "R13"], ["K13", "B13", "Y13"], ["B9", "B10", "B11"]]
+    state = dict(hand.state)
+    racks = [list(r) for r in state["racks"]]
+    extra = [engine.parse_tile(t) for t in ("Y1", "K2")]
+    racks[0] = [engine.parse_tile(t) for g in melds for t in g] + extra
+    state["racks"] = racks
+    Hand.objects.filter(pk=hand.pk).update(state=state)
+    lay: list[str | None] = []
+    for group in melds:
+        lay += [*group, None]
+    lay += ["Y1", "K2"]
+    lay += [None] * (rack_layout.SLOTS - len(lay))
+    selected = [t for g in melds for t in g]
+    played = actions.submit(
+        hand.pk, 0, {"do": "open", "tiles": selected, "layout": lay}, by=users[0]
+    )
+    assert played.move.action == {"do": "open", "melds": melds}
+    assert played.events[0]["type"] == "open" and played.events[0]["total"] >= 101

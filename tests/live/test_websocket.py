@@ -1,0 +1,112 @@
+"""WebSocket handshakes through the real ASGI application (origin check, auth, layer)."""
+
+from collections.abc import AsyncIterator
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from games.actions import LOBBY_GROUP
+from okeysite.asgi import application
+from tests.users import make_user
+
+# The auth middleware reads the session through database_sync_to_async, in another thread.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+ALLOWED_ORIGIN = b"http://localhost:8000"
+
+
+def lobby(origin: bytes, cookie: str = "") -> WebsocketCommunicator:
+    headers = [(b"origin", origin), (b"host", b"localhost:8000")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+
+
+@pytest.fixture
+async def guest_socket() -> AsyncIterator[WebsocketCommunicator]:
+    communicator = lobby(ALLOWED_ORIGIN)
+    connected, _ = await communicator.connect(timeout=5)
+    assert connected
+    try:
+        yield communicator
+    finally:
+        await communicator.disconnect()
+
+
+async def test_it_accepts_a_socket_from_an_allowed_origin(
+    guest_socket: WebsocketCommunicator,
+) -> None:
+    html = await guest_socket.receive_from(timeout=5)
+
+    assert 'id="lobby-status"' in html
+    assert "as a guest" in html
+
+
+async def test_it_refuses_a_socket_from_a_foreign_origin() -> None:
+    communicator = lobby(b"http://evil.example.test")
+    try:
+        connected, _ = await communicator.connect(timeout=5)
+        assert not connected
+    finally:
+        await communicator.disconnect()
+
+
+async def test_it_knows_the_signed_in_player() -> None:
+    def sign_in() -> str:
+        user = make_user("ayse")
+        client = Client()
+        client.force_login(user)
+        return (
+            f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+        )
+
+    cookie = await database_sync_to_async(sign_in)()
+    communicator = lobby(ALLOWED_ORIGIN, cookie)
+    try:
+        connected, _ = await communicator.connect(timeout=5)
+        assert connected
+        html = await communicator.receive_from(timeout=5)
+        assert "as ayse" in html
+    finally:
+        await communicator.disconnect()
+
+
+async def test_it_forwards_lobby_broadcasts_through_the_channel_layer(
+    guest_socket: WebsocketCommunicator,
+) -> None:
+    await guest_socket.receive_from(timeout=5)  # the greeting
+    fragment = '<p id="lobby-news">A table opened</p>'
+
+    await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.html", "html": fragment})
+
+    assert await guest_socket.receive_from(timeout=5) == fragment
+
+
+async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
+    guest_socket: WebsocketCommunicator, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lobby renders its list for a client that asks, but a client asking in a loop gets
+    at most one render per ``refresh_seconds``, the last request answered after the window."""
+    from games.live.lobby_socket import LobbyConsumer
+
+    await guest_socket.receive_from(timeout=5)
+    renders = []
+    render = LobbyConsumer._render
+
+    def counted(self: LobbyConsumer) -> str:
+        renders.append(1)
+        return render(self)
+
+    monkeypatch.setattr(LobbyConsumer, "_render", counted)
+    monkeypatch.setattr(LobbyConsumer, "refresh_seconds", 0.5, raising=False)
+    for _ in range(40):
+        await guest_socket.send_to(text_data='{"type": "refresh"}')
+    frames = []
+    while not await guest_socket.receive_nothing(timeout=0.8):
+        frames.append(await guest_socket.receive_from(timeout=5))
+    assert 1 <= len(renders) <= 3, len(renders)
+    assert 1 <= len(frames) <= 3 and 'id="lobby-tables"' in frames[-1]

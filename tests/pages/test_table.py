@@ -1,0 +1,129 @@
+"""The lobby lists tables; a table page shows who is there, who is away, and only your rack."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import actions, engine
+from games.engine import layout
+from games.models import Seat
+from tests.play import seed_of, user_table
+
+pytestmark = pytest.mark.django_db
+
+
+def test_it_lists_tables_and_shows_who_is_away() -> None:
+    table, users = user_table("okey51")
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
+    Seat.objects.filter(table=table, position=2).update(away=True)
+    client = Client()
+    home = client.get(reverse("home")).content.decode()
+    assert table.name in home
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    assert page.count("away — a bot is playing") == 1
+    assert users[2].username in page
+
+
+def test_it_shows_a_player_only_their_own_rack() -> None:
+    table, users = user_table("duz")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(32))
+    eng = match.hands.get().engine_hand()
+    client = Client()
+    client.force_login(users[1])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    rack = page.split('class="rack"')[1].split("rack-tools")[0]
+    assert rack.count("data-tile=") == len(eng.racks[1])
+    for t in eng.racks[1]:
+        assert f'data-tile="{engine.format_tile(t)}"' in rack
+    assert match.hands.get().seed not in page
+
+
+def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
+    table, users = user_table("classic")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
+    view = match.hands.get().engine_hand().view(2)
+    client = Client()
+    client.force_login(users[2])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    for by in layout.SORTS:
+        tag = re.search(r'<button[^>]*data-sort="' + by + r'"[^>]*>', page)
+        assert tag is not None, by
+        found = re.search(r'data-layout="([^"]*)"', tag.group(0))
+        assert found is not None, by
+        sorted_rack = layout.sorted_layout(view["rack"], view["okey"], by)
+        assert json.loads(html.unescape(found.group(1))) == sorted_rack
+    assert 'data-sort="melds"' not in page  # on assisted tables only
+
+
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
+def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
+    variant: str,
+) -> None:
+    table, users = user_table(variant)
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(34))
+    client = Client()
+    client.force_login(users[0])
+    page = client.get(reverse("table", args=[table.pk])).content.decode()
+    assert ('data-action="show_indicator"' in page) == engine.has_indicator_show(variant)
+    assert engine.has_indicator_show(variant) == (variant == "classic")
+
+
+def test_it_hides_private_tables_without_the_invite() -> None:
+    table = actions.create_table(variant="classic", created_by=None, is_private=True)
+    client = Client()
+    assert client.get(reverse("table", args=[table.pk])).status_code == 404
+    url = reverse("table", args=[table.pk]) + f"?invite={table.invite_token}"
+    assert client.get(url).status_code == 200
+    assert table.name not in client.get(reverse("home")).content.decode()
+
+
+def test_it_speaks_turkish() -> None:
+    from pathlib import Path
+
+    mo = Path(__file__).resolve().parents[2] / "locale" / "tr" / "LC_MESSAGES" / "django.mo"
+    if not mo.exists():
+        pytest.skip("the Turkish catalogue is not compiled (make compiles it with msgfmt)")
+    client = Client(headers={"accept-language": "tr"})
+    page = client.get(reverse("home")).content.decode()
+    assert "Masalar" in page and "Lobi" in page
+    page = Client(headers={"accept-language": "en"}).get(reverse("home")).content.decode()
+    assert "Tables" in page
+
+
+def test_it_shows_table_melds_and_discards_to_everyone() -> None:
+    import random
+
+    from tests.play import bot_table, random_move
+
+    table = bot_table("okey51")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
+    rng = random.Random(2)
+    hand = match.hands.get()
+    for _ in range(400):
+        hand.refresh_from_db()
+        if hand.status != "playing" or hand.state["table"]:
+            break
+        seat, move = random_move(hand, rng)
+        actions.play(hand, seat, move, by=actions.BOT)
+    assert hand.state["table"], "nobody opened"
+    page = Client().get(reverse("table", args=[table.pk])).content.decode()
+    assert "data-meld=" in page and "discard-spot" in page
+    assert 'aria-label="Your rack"' not in page and 'data-action="discard"' not in page
+    # Who opened, and with how much (from the move log's open events).
+    opener = next(s for s, kind in enumerate(hand.state["opened"]) if kind)
+    event = next(
+        e for m in hand.moves.filter(action__do="open") for e in m.events if e["type"] == "open"
+    )
+    assert event["seat"] == opener
+    shown = (
+        f"opened with {event['pairs']} pairs"
+        if event["with"] == "pairs"
+        else (f"opened with {event['total']}")
+    )
+    assert shown in page

@@ -1,0 +1,127 @@
+"""Socket clients for the tests: a table's and the lobby's sockets opened through the real ASGI
+application (``WebsocketCommunicator``), a signed-in player's session cookie, the frames that
+arrive, and what a test needs to watch from outside (the SQL statements every thread runs, a
+``table.changed`` message lost on its way). Not a test module."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.test import Client
+
+from games.actions import broadcast
+from games.live import server_tasks
+from okeysite.asgi import application
+
+
+def socket(table_id: int, cookie: str = "", query: str = "") -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    path = f"/ws/tables/{table_id}/" + (f"?{query}" if query else "")
+    return WebsocketCommunicator(application, path, headers=headers)
+
+
+def cookie_for(user: object) -> str:
+    client = Client()
+    client.force_login(user)  # type: ignore[arg-type]
+    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+async def drain(ws: Any, timeout: float = 0.3) -> list[str]:
+    """Every frame that arrives until the socket is quiet for ``timeout`` seconds."""
+    frames = []
+    while not await ws.receive_nothing(timeout=timeout):
+        frames.append(await ws.receive_from(timeout=5))
+    return frames
+
+
+def version_of(html: str) -> int:
+    match = re.search(r'data-version="(\d+)"', html)
+    assert match, html
+    return int(match.group(1))
+
+
+class QueryCounter:
+    """Counts the SQL statements every thread of this process runs (socket work runs in
+    worker threads, where a per-connection capture would not see it)."""
+
+    def __init__(self) -> None:
+        self.statements: list[str] = []
+
+    def __enter__(self) -> QueryCounter:
+        from django.db.backends import utils
+
+        self._patches = []
+        for name in ("execute", "executemany"):
+            original = getattr(utils.CursorWrapper, name)
+
+            def counted(cursor: Any, sql: Any, *args: Any, _original: Any = original) -> Any:
+                self.statements.append(str(sql))
+                return _original(cursor, sql, *args)
+
+            self._patches.append((name, original))
+            setattr(utils.CursorWrapper, name, counted)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from django.db.backends import utils
+
+        for name, original in self._patches:
+            setattr(utils.CursorWrapper, name, original)
+
+
+def lobby_socket(cookie: str = "") -> WebsocketCommunicator:
+    headers = [(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")]
+    if cookie:
+        headers.append((b"cookie", cookie.encode()))
+    return WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+
+
+@contextlib.asynccontextmanager
+async def lobby_sockets(*cookies: str) -> AsyncIterator[list[tuple[WebsocketCommunicator, str]]]:
+    """Open a lobby socket per cookie ("" for a guest); each comes with its first frame."""
+    opened: list[tuple[WebsocketCommunicator, str]] = []
+    try:
+        for cookie in cookies:
+            ws = lobby_socket(cookie)
+            assert (await ws.connect(timeout=5))[0]
+            opened.append((ws, await ws.receive_from(timeout=5)))
+        yield opened
+    finally:
+        for ws, _first in opened:
+            await ws.disconnect()
+        await server_tasks.stop()
+
+
+def live_frames(frames: list[str]) -> list[str]:
+    return [f for f in frames if 'id="table-live"' in f]
+
+
+class Loss:
+    """Once armed, every ``table.changed`` message is lost on its way (the others go out)."""
+
+    def __init__(self) -> None:
+        self.armed = False
+        self.lost: list[dict[str, Any]] = []
+
+
+@pytest.fixture
+def loss(monkeypatch: pytest.MonkeyPatch) -> Loss:
+    found = Loss()
+    send = broadcast.send
+
+    def lossy(group: str, message: dict[str, Any]) -> None:
+        if found.armed and message.get("type") == "table.changed":
+            found.lost.append(message)
+            return
+        send(group, message)
+
+    monkeypatch.setattr(broadcast, "send", lossy)
+    return found

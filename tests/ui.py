@@ -1,0 +1,308 @@
+"""Helpers for browser tests that play at a table through the page, as a person would: sign in
+a browser context, read the table's contract (``#table-live`` data attributes, ``data-tile``,
+``data-action``), arrange the rack by dragging, and play an engine move with clicks and drags.
+
+Not a test module. See docs/ARCHITECTURE.md, "The table page's contract".
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+from django.conf import settings
+from django.test import Client
+
+from games import engine
+from games.engine import scoring
+from games.engine.bots import choose_moves
+
+SLOTS = 32
+ROW = SLOTS // 2
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+
+# ----------------------------------------------------------------------------- sessions
+def signed_in_page(browser: Any, server: Any, user: Any, viewport: dict[str, int] = DESKTOP) -> Any:
+    """A page in a new browser context signed in as ``user`` (its own cookies)."""
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport=viewport)
+    context.add_cookies(
+        [
+            {
+                "name": settings.SESSION_COOKIE_NAME,
+                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "url": server.url,
+            }
+        ]
+    )
+    page = context.new_page()
+    watch_errors(page)
+    page.add_init_script(FRAME_LOG)
+    return page
+
+
+# What each frame from the table socket carried, for failure messages.
+FRAME_LOG = """
+window.__okeyFrames = [];
+document.addEventListener("htmx:wsBeforeMessage", (e) => {
+  const m = String(e.detail.message);
+  const v = /data-version="(\\d+)"/.exec(m);
+  window.__okeyFrames.push((v ? v[1] : "-") + (m.includes('id="rack-area"') ? "+rack" : "")
+    + (m.includes('id="move-error"') ? "+error" : ""));
+});
+document.addEventListener("htmx:wsOpen", () => window.__okeyFrames.push("open"));
+document.addEventListener("htmx:wsClose", () => window.__okeyFrames.push("close"));
+"""
+
+
+def watch_errors(page: Any) -> None:
+    """Collect the page's script errors in ``page.okey_errors`` (assert it stays empty)."""
+    page.okey_errors = []
+    page.okey_console = []
+    page.on("pageerror", lambda e: page.okey_errors.append(str(e)))
+    page.on("console", lambda m: page.okey_console.append(f"{m.type}: {m.text}"))
+
+
+def open_table(page: Any, server: Any, table_id: int) -> None:
+    """Open the table page and wait until its socket is live (the first frame has arrived)."""
+    page.add_init_script(
+        "document.addEventListener('htmx:wsOpen', () => { window.__okeySocketOpen = true; });"
+    )
+    page.goto(f"{server.url}/tables/{table_id}/")
+    wait_for_socket(page)
+
+
+def wait_for_socket(page: Any) -> None:
+    """Wait until the table page's socket is open (after :func:`open_table`, a reload too: the
+    page's script has set up its keys and buttons by then)."""
+    page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
+
+
+# ----------------------------------------------------------------------------- reading the page
+def state(page: Any) -> dict[str, str]:
+    return dict(page.evaluate("() => ({...document.querySelector('#table-live').dataset})"))
+
+
+def version(page: Any) -> int:
+    return int(state(page)["version"])
+
+
+def wait_version(page: Any, at_least: int, timeout: float = 15_000) -> None:
+    page.wait_for_function(
+        "v => Number(document.querySelector('#table-live').dataset.version) >= v",
+        arg=at_least,
+        timeout=timeout,
+    )
+
+
+def rack_layout(page: Any) -> list[str | None]:
+    """The rack as it stands on screen: 32 slots, two rows, ``None`` for a gap."""
+    return list(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('#rack-area .slot')).map(
+                 s => { const t = s.querySelector('.tile'); return t ? t.dataset.tile : null; })"""
+        )
+    )
+
+
+def wait_layout(page: Any, want: list[str | None], timeout: float = 5.0) -> list[str | None]:
+    """The rack as it stands once it stands as ``want`` (what a click started may take a frame
+    of the browser's to show), or as it stands after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while (shown := rack_layout(page)) != want and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    return shown
+
+
+def rack_tiles(page: Any) -> list[str]:
+    return [t for t in rack_layout(page) if t is not None]
+
+
+def frames(page: Any) -> list[str]:
+    """The last frames the table socket brought (see FRAME_LOG)."""
+    return list(page.evaluate("() => (window.__okeyFrames || []).slice(-12)"))
+
+
+def error_text(page: Any) -> str:
+    return str(page.locator("#move-error").inner_text()).strip()
+
+
+# ----------------------------------------------------------------------------- arranging
+def target_layout(groups: list[list[str]], rack: list[str]) -> list[str | None]:
+    """The groups on the rack in order, one gap between groups (a group never straddles the two
+    rows), then the rest of the rack after one more gap."""
+    rest = list(rack)
+    for group in groups:
+        for tile in group:
+            rest.remove(tile)
+    lay: list[str | None] = []
+    for group in [*groups, rest] if rest else groups:
+        col = len(lay) % ROW
+        if lay and col:
+            if col + 1 + len(group) > ROW and len(lay) < ROW:
+                lay.extend([None] * (ROW - col))  # to the second row
+            else:
+                lay.append(None)
+        lay.extend(group)
+    if len(lay) > SLOTS:
+        raise ValueError(f"{groups} do not fit on the rack with gaps")
+    return lay + [None] * (SLOTS - len(lay))
+
+
+def drag_tile(page: Any, source: int, target: int) -> None:
+    slots = page.locator("#rack-area .slot")
+    page.wait_for_timeout(150)  # SortableJS ignores a drag while the last drop animates
+    # The rack in the middle of the window: a drop near its edge would make SortableJS scroll
+    # the page under the pointer (as it should for a person), missing the slot.
+    page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
+    slots.nth(source).locator(".tile").drag_to(slots.nth(target))
+    page.wait_for_function(
+        """([s, t]) => { const slots = document.querySelectorAll('#rack-area .slot');
+             return slots[t].querySelector('.tile') && !slots[s].querySelector('.tile'); }""",
+        arg=[source, target],
+        timeout=5_000,
+    )
+
+
+def arrange(page: Any, want: list[str | None]) -> None:
+    """Drag tiles (as a player would, with SortableJS) until the rack reads ``want``."""
+    for i, code in enumerate(want):
+        if code is None:
+            continue
+        now = rack_layout(page)
+        if now[i] == code:
+            continue
+        if now[i] is not None:  # make room: park the tile in a slot nobody needs
+            spare = next(j for j in range(SLOTS) if now[j] is None and (want[j] is None or j < i))
+            drag_tile(page, i, spare)
+            now = rack_layout(page)
+        # Any copy of the tile that is not already in its place (places before i are done).
+        source = next(
+            j for j in range(SLOTS) if now[j] == code and j != i and not (j < i and want[j] == code)
+        )
+        drag_tile(page, source, i)
+    assert rack_layout(page) == want
+
+
+def select(page: Any, indexes: list[int]) -> None:
+    """Click the tiles in these slots (a click selects a tile: aria-pressed)."""
+    slots = page.locator("#rack-area .slot")
+    for i in indexes:
+        tile = slots.nth(i).locator(".tile")
+        if tile.get_attribute("aria-pressed") != "true":
+            tile.click()
+        assert tile.get_attribute("aria-pressed") == "true"
+
+
+def select_tile(page: Any, code: str) -> None:
+    layout = rack_layout(page)
+    select(page, [layout.index(code)])
+
+
+def click_action(page: Any, action: str, **data: Any) -> None:
+    extra = "".join(f'[data-{k}="{v}"]' for k, v in data.items())
+    page.locator(f'#table-live [data-action="{action}"]{extra}').first.click()
+
+
+# ----------------------------------------------------------------------------- playing moves
+def bare(tile: str) -> str:
+    """A tile as the rack shows it: a wild okey written ``K10:K9`` in a meld is ``K10``."""
+    return tile.split(":")[0]
+
+
+def lay_out(page: Any, groups: list[list[str]], action: str) -> None:
+    """Arrange ``groups`` on the rack, select their tiles and press ``open`` or ``lay``."""
+    tiles = [[bare(t) for t in g] for g in groups]
+    want = target_layout(tiles, rack_tiles(page))
+    arrange(page, want)
+    # The groups come first on the rack: their tiles are its first filled slots.
+    filled = [i for i, code in enumerate(want) if code is not None]
+    select(page, filled[: sum(len(g) for g in tiles)])
+    click_action(page, action)
+
+
+def play_move(
+    page: Any, move: dict[str, Any], finish_groups: list[list[str]] | None = None
+) -> None:
+    """Play one engine move through the page: buttons, clicks on tiles, drags."""
+    kind = move["do"]
+    if kind in ("draw", "take", "give_back", "show_indicator"):
+        click_action(page, kind)
+    elif kind == "discard":
+        select_tile(page, move["tile"])
+        click_action(page, "discard")
+    elif kind in ("open", "lay"):
+        lay_out(page, move.get("melds") or move.get("pairs") or [], kind)
+    elif kind in ("add", "swap"):
+        select_tile(page, bare(move["tile"]))
+        click_action(page, kind, meld=move["meld"])
+    elif kind == "finish":
+        if finish_groups is not None:
+            arrange(page, target_layout(finish_groups, rack_tiles(page)))
+        finish_by_drag(page, move["tile"])
+    else:
+        raise ValueError(f"no way to play {kind} in the page")
+
+
+def finish_by_drag(page: Any, tile: str) -> None:
+    """Drag the finishing tile onto the finish spot in the middle of the table."""
+    index = rack_layout(page).index(tile)
+    page.wait_for_timeout(200)  # SortableJS ignores a drag while the last drop animates (120 ms)
+    page.locator("#rack-area .slot").nth(index).locator(".tile").drag_to(
+        page.locator('[data-drop="finish"]')
+    )
+
+
+def simple_turn(page: Any) -> bool:
+    """Play the viewer's turn the plain way (draw, then discard the first tile). False when it
+    is not their turn or the hand is over."""
+    s = state(page)
+    if s["phase"] == "over" or s["turn"] != s["seat"]:
+        return False
+    before = int(s["version"])
+    if s["phase"] == "draw":
+        click_action(page, "draw")
+    else:
+        select(page, [next(i for i, t in enumerate(rack_layout(page)) if t)])
+        pressed = page.locator('#rack-area .tile[aria-pressed="true"]').count()
+        assert pressed == 1, f"{pressed} tiles selected, frames {frames(page)}"
+        click_action(page, "discard")
+    try:
+        wait_version(page, before + 1)
+    except Exception as exc:
+        raise AssertionError(
+            f"the {s['phase']} at version {before} did not land: {state(page)}, "
+            f"error {error_text(page)!r}, console {page.okey_console[-5:]}, "
+            f"frames {frames(page)}"
+        ) from exc
+    return True
+
+
+# ----------------------------------------------------------------------------- the engine's script
+def scripted_hand(
+    variant: str, seed: str, options: dict[str, Any] | None = None, level: str = "strong"
+) -> tuple[engine.Hand, list[tuple[int, dict[str, Any]]]]:
+    """Play a hand in the engine alone, every seat a bot: the moves the browsers will make, and
+    the finished hand to check the page against."""
+    opts = engine.validate_options(variant, options or {})
+    start = scoring.start_score(variant, opts)
+    eng = engine.Hand.from_deal(
+        variant, engine.deal(seed, 4), opts, starter=0, scores=[start] * 4, number=1, seed=seed
+    )
+    moves: list[tuple[int, dict[str, Any]]] = []
+    rng = random.Random(seed)
+    while not eng.public_view()["over"]:
+        seat = eng.turn
+        for move in choose_moves(eng.view(seat), level, rng):
+            result = eng.play(seat, move)
+            if result.ok:
+                moves.append((seat, dict(result.move)))
+                break
+        else:
+            raise AssertionError("the bot found no legal move")
+        assert len(moves) < 1000
+    return eng, moves
