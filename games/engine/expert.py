@@ -25,7 +25,7 @@ from typing import Any
 
 from . import solver
 from .belief import Belief, World
-from .heuristics import DiscardWeights, Ranker
+from .heuristics import ByPhase, DiscardWeights, Ranker
 from .legal import legal_actions
 from .selfplay import candidate_moves
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
@@ -97,7 +97,7 @@ def _show_indicator(view: View) -> list[Move]:
     return []
 
 
-class _Expert:
+class _Expert(ByPhase):
     def __init__(self, view: View, rng: random.Random, budget_ms: float | None) -> None:
         self.view = view
         self.rng = rng
@@ -162,13 +162,6 @@ class _Expert:
         )
 
     # --- ranking
-    def ranked(self, moves: list[Move]) -> list[Move]:
-        if not self.view["has_tile"]:
-            return self.rank_draw(moves)
-        if self.open_variant:
-            return self.rank_open(moves)
-        return self.rank_closed(moves)
-
     # ================================================================ closed variants
     def plans(self, tiles14: Sequence[int]) -> list[tuple[str, int]]:
         """The ways to a finish and how many steps (useful draws) each is away: runs and sets

@@ -30,7 +30,31 @@ class DiscardWeights:
     loose: float = 0.0  # once opened, for a tile that melds with nothing left in the rack
 
 
-class Ranker:
+class ByPhase:
+    """Moves ranked by the phase of the seat's turn: drawing (or taking), then the open
+    variants' table plays and discard, or the closed variants' discard or finish."""
+
+    view: View
+    open_variant: bool
+
+    def ranked(self, moves: list[Move]) -> list[Move]:
+        if not self.view["has_tile"]:
+            return self.rank_draw(moves)
+        if self.open_variant:
+            return self.rank_open(moves)
+        return self.rank_closed(moves)
+
+    def rank_draw(self, moves: list[Move]) -> list[Move]:
+        raise NotImplementedError
+
+    def rank_open(self, moves: list[Move]) -> list[Move]:
+        raise NotImplementedError
+
+    def rank_closed(self, moves: list[Move]) -> list[Move]:
+        raise NotImplementedError
+
+
+class Ranker(ByPhase):
     """A seat's moves ranked the greedy way, or the strong way (``strong``)."""
 
     discard_weights = DiscardWeights()
@@ -83,13 +107,6 @@ class Ranker:
         return self.variant == OKEY51 and solver.swaps_table(ident or 0, melds)
 
     # --- ranking
-    def ranked(self, moves: list[Move]) -> list[Move]:
-        if not self.view["has_tile"]:
-            return self.rank_draw(moves)
-        if self.open_variant:
-            return self.rank_open(moves)
-        return self.rank_closed(moves)
-
     def rank_draw(self, moves: list[Move]) -> list[Move]:
         draw = [m for m in moves if m["do"] == "draw"]
         take = [m for m in moves if m["do"] == "take"]
