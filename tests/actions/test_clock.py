@@ -357,10 +357,10 @@ def test_a_hand_whose_turn_fails_is_set_aside_and_the_others_are_played(
     broken_hand, fine_hand = broken.hands.get(), fine.hands.get()
     play_turn = clock.play_turn
 
-    def fails_for_one(hand_id: int, *args: Any) -> int:
+    def fails_for_one(hand_id: int, *args: Any, **kwargs: Any) -> int:
         if hand_id == broken_hand.pk:
             raise RuntimeError("a broken hand")
-        return play_turn(hand_id, *args)
+        return play_turn(hand_id, *args, **kwargs)
 
     monkeypatch.setattr(clock, "play_turn", fails_for_one)
     assert clock.tick() >= 1
