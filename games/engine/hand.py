@@ -24,6 +24,7 @@ from typing import Any
 from . import scoring
 from .errors import MeldError, MoveError
 from .melds import PAIR, RUN, SET, Meld, face_value, read_meld, read_pair
+from .replay import Recorded, replay_moves
 from .solver import (
     all_numbers,
     finish_kind,
@@ -1081,12 +1082,15 @@ class Hand:
             number=self.number,
             seed=self.seed,
         )
-        for entry in self.log:
-            move = {k: v for k, v in entry.items() if k != "seat"}
-            result = fresh.play(entry["seat"], move)
-            if not result.ok:
-                raise ValueError(f"replay refused a logged move: {entry} ({result.error})")
-        return fresh
+        logged = [
+            Recorded(entry["seat"], {k: v for k, v in entry.items() if k != "seat"})
+            for entry in self.log
+        ]
+        done = replay_moves(fresh, logged)
+        if done.error is not None:
+            entry = self.log[done.played]
+            raise ValueError(f"replay refused a logged move: {entry} ({done.error})")
+        return done.hand
 
 
 __all__ = [

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from .hand import Hand
+if TYPE_CHECKING:  # hand.py replays its own log through here
+    from .hand import Hand
 
 
 @dataclass(frozen=True)

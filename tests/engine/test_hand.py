@@ -7,6 +7,7 @@ import random
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +104,12 @@ def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None
     assert json.loads(json.dumps(state)) == state
     assert hand.replay().to_state() == state
     assert Hand.from_state(json.loads(json.dumps(state))).to_state() == state
+    # A log the deal cannot have produced is refused when replayed, not played past.
+    tampered = Hand.from_state(json.loads(json.dumps(state)))
+    first = next(k for k, e in enumerate(tampered.log) if e.get("do") == "discard")
+    tampered.log[first] = {**tampered.log[first], "seat": (tampered.log[first]["seat"] + 1) % 4}
+    with pytest.raises(ValueError, match="replay refused a logged move"):
+        tampered.replay()
 
 
 @settings(max_examples=20, deadline=None, derandomize=not FUZZ)
