@@ -1,4 +1,4 @@
-"""Issue 9, the lobby: a table may start by itself once full (``Table.auto_start``), and lobby
+"""The lobby: a table may start by itself once full (``Table.auto_start``), and lobby
 sockets are counted for "players online" (``LobbyPresence``).
 
 It follows ``0006_participant_layout`` (written at the same time), so the graph has one leaf.
