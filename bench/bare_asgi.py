@@ -152,36 +152,39 @@ _published: dict[str, float] = {}
 # Where a push's time goes in the servers: a move's group message is stamped (wall clock) as
 # the actions hand it over after commit; a table socket records its age when the socket's
 # handler gets it ("arrived") and when the socket has sent its frame ("framed").
-_broadcast = broadcast
-if True:
-    _send = _broadcast.send
+_send = broadcast.send
 
-    def _stamped_send(group: str, message: dict[str, Any]) -> None:
-        if message.get("type") == "hand.moved":
-            message = {**message, "bench_at": time.time()}
-            _published[f"{message.get('hand')}:{message.get('version')}"] = message["bench_at"]
-        _send(group, message)
 
-    _broadcast.send = _stamped_send
-    _hand_moved, _send_table = TableConsumer.hand_moved, TableConsumer._send_table
+def _stamped_send(group: str, message: dict[str, Any]) -> None:
+    if message.get("type") == "hand.moved":
+        message = {**message, "bench_at": time.time()}
+        _published[f"{message.get('hand')}:{message.get('version')}"] = message["bench_at"]
+    _send(group, message)
 
-    async def _timed_hand_moved(self: Any, event: dict[str, Any]) -> None:
-        at = event.get("bench_at")
-        if at is not None:
-            _record("arrived", time.time() - at)
-            self._bench_at = at
-        await _hand_moved(self, event)
 
-    async def _timed_send_table(self: Any, *args: Any, **kwargs: Any) -> None:
-        await _send_table(self, *args, **kwargs)
-        change = args[0] if args else kwargs.get("change")
-        at = getattr(self, "_bench_at", None)
-        if change is not None and at is not None:
-            _record("framed", time.time() - at)
-            self._bench_at = None
+broadcast.send = _stamped_send
+_hand_moved, _send_table = TableConsumer.hand_moved, TableConsumer._send_table
 
-    TableConsumer.hand_moved = _timed_hand_moved  # type: ignore[method-assign]
-    TableConsumer._send_table = _timed_send_table  # type: ignore[method-assign]
+
+async def _timed_hand_moved(self: Any, event: dict[str, Any]) -> None:
+    at = event.get("bench_at")
+    if at is not None:
+        _record("arrived", time.time() - at)
+        self._bench_at = at
+    await _hand_moved(self, event)
+
+
+async def _timed_send_table(self: Any, *args: Any, **kwargs: Any) -> None:
+    await _send_table(self, *args, **kwargs)
+    change = args[0] if args else kwargs.get("change")
+    at = getattr(self, "_bench_at", None)
+    if change is not None and at is not None:
+        _record("framed", time.time() - at)
+        self._bench_at = None
+
+
+TableConsumer.hand_moved = _timed_hand_moved  # type: ignore[method-assign]
+TableConsumer._send_table = _timed_send_table  # type: ignore[method-assign]
 
 # The garbage collector's pauses, by generation ("gc0", "gc1", "gc2"): every thread of the
 # process stops while it runs.

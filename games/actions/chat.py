@@ -5,7 +5,6 @@ only, never a hand's state, version or move log."""
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
@@ -25,8 +24,6 @@ from games.models import (
     Seat,
     Table,
 )
-
-log = logging.getLogger(__name__)
 
 
 # Chat is beside the game, never in it: these functions write ChatMessage and ChatMute rows

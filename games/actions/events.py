@@ -194,8 +194,16 @@ class LobbyHtml(TypedDict):
     html: str
 
 
-TableMessage = TableChanged | HandDealt | HandMoved | TableWatchers | ChatSaid | ChatMuted
-TableMessage = TableMessage | ChatDeleted | ChatChanged
+TableMessage = (
+    TableChanged
+    | HandDealt
+    | HandMoved
+    | TableWatchers
+    | ChatSaid
+    | ChatMuted
+    | ChatDeleted
+    | ChatChanged
+)
 
 
 def table_changed(table_id: int, reason: str | None = None) -> TableChanged:

@@ -3,7 +3,6 @@ hand set aside after a failed turn, and a timed-out turn claimed once."""
 
 from __future__ import annotations
 
-import logging
 import uuid
 from datetime import timedelta
 from typing import Any
@@ -17,9 +16,6 @@ from games.models import (
     Hand,
     Seat,
 )
-
-log = logging.getLogger(__name__)
-
 
 # How long a clock worker may hold a hand; a turn takes well under a second.
 LEASE_SECONDS = 30

@@ -7,7 +7,6 @@ A match's rules (start scores, planned hands, totals, the winners) are the engin
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
@@ -28,8 +27,6 @@ from games.models import (
     Seat,
     Table,
 )
-
-log = logging.getLogger(__name__)
 
 
 def start_match(table: Table | int, *, by: Any, seed: str | None = None) -> Match:

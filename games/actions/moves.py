@@ -6,7 +6,6 @@ the rack, grouped as they stand there)."""
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -27,8 +26,6 @@ from games.models import (
     Seat,
     Table,
 )
-
-log = logging.getLogger(__name__)
 
 
 @dataclass

@@ -4,7 +4,6 @@ heartbeat; and players gone too long marked away, so that a bot plays for them."
 
 from __future__ import annotations
 
-import logging
 from datetime import timedelta
 from typing import Any
 
@@ -21,8 +20,6 @@ from games.models import (
     Table,
     Watcher,
 )
-
-log = logging.getLogger(__name__)
 
 
 def lobby_socket_opened(user: AbstractBaseUser, channel_name: str) -> None:

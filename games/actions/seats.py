@@ -6,7 +6,6 @@ take a seat, so two requests of theirs are checked one after the other."""
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -27,8 +26,6 @@ from games.models import (
     Table,
     Variant,
 )
-
-log = logging.getLogger(__name__)
 
 
 def sit(

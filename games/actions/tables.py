@@ -6,7 +6,6 @@ Who may see what at a table is counted like a move (``Hand.visibility``, bumped 
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -22,8 +21,6 @@ from games.models import (
     Table,
     Variant,
 )
-
-log = logging.getLogger(__name__)
 
 
 def create_table(

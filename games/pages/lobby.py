@@ -130,9 +130,10 @@ def play_now_level(user: Any) -> str:
     """The bot level "Play now" offers ``user`` first: the one they chose last, else the
     default."""
     if user.is_authenticated:
-        chosen = Profile.of(user).play_now_level
+        # Read, not made: a player who never chose has no profile row to write on a GET.
+        chosen = Profile.objects.filter(user=user).values_list("play_now_level", flat=True).first()
         if chosen in actions.PLAY_NOW_LEVELS:
-            return chosen
+            return str(chosen)
     return str(actions.PLAY_NOW_LEVEL)
 
 

@@ -28,7 +28,7 @@ from django.urls import reverse
 from games import actions, audit, engine, policy
 from games.engine.scenario import check, run_scenario
 from games.models import ChatMessage, Hand, Match, Move, Table
-from tests.play import random_move, seed_of, user_table
+from tests.play import play_hand, seed_of, user_table
 from tests.users import make_user
 
 pytestmark = pytest.mark.django_db
@@ -38,30 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 # ----------------------------------------------------------------------------- helpers
-def play(hand: Hand, users: list[Any], rng: random.Random, moves: int | None = None) -> Hand:
-    """Random legal moves through the move service: ``moves`` of them (stopping before one
-    that would end the hand), or to the end of the hand."""
-    done = 0
-    while moves is None or done < moves:
-        hand.refresh_from_db()
-        if hand.status != Hand.Status.PLAYING:
-            break
-        seat, move = random_move(hand, rng)
-        if moves is not None:
-            trial = hand.engine_hand()
-            trial.play(seat, move)
-            if trial.over:
-                break
-        actions.play(hand, seat, move, by=users[seat], expected_version=hand.version)
-        done += 1
-    hand.refresh_from_db()
-    return hand
-
-
 def live_hand(variant: str, n: int = 0, moves: int = 24) -> tuple[Table, list[Any], Hand]:
     table, users = user_table(variant)
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(700 + n))
-    return table, users, play(match.hands.get(), users, random.Random(n), moves)
+    return table, users, play_hand(match.hands.get(), users, random.Random(n), moves)
 
 
 def finished_hand(variant: str, n: int = 0, **table_kwargs: Any) -> tuple[Table, list[Any], Hand]:
@@ -70,7 +50,7 @@ def finished_hand(variant: str, n: int = 0, **table_kwargs: Any) -> tuple[Table,
         Table.objects.filter(pk=table.pk).update(**table_kwargs)
         table.refresh_from_db()
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(800 + n))
-    hand = play(match.hands.get(), users, random.Random(n))
+    hand = play_hand(match.hands.get(), users, random.Random(n))
     assert hand.status == Hand.Status.FINISHED
     return table, users, hand
 
@@ -407,9 +387,9 @@ def test_a_later_hand_with_another_starter_exports_renumbered_in_turn_order() ->
     table, users = user_table("okey51", {"hands": 3})
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(901))
     rng = random.Random(9)
-    play(match.hands.get(number=1), users, rng)
+    play_hand(match.hands.get(number=1), users, rng)
     actions.deal_next_hand(match, force=True)
-    second = play(match.hands.get(number=2), users, rng)
+    second = play_hand(match.hands.get(number=2), users, rng)
     assert second.starter == 1 and second.status == Hand.Status.FINISHED
     scenario = scenario_download(second)
     assert scenario["seats"] == [1, 2, 3, 0]
