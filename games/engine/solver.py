@@ -524,21 +524,31 @@ def least_leftover(tiles: Sequence[int], okey: int, wrap: bool, count: bool = Fa
     return best[0]
 
 
+@cache
+def _colour_leaf(v13: int, wrap: bool, k: int, count: bool) -> tuple[int, int, bool]:
+    """One colour given ``k`` wilds: what is left outside runs, how many of the wilds the runs
+    use, and whether any tile of the colour is in a run."""
+    dead = colour_dead(v13, wrap, k, count)
+    used = min(j for j in range(k + 1) if colour_dead(v13, wrap, j, count) == dead)
+    return dead, used, dead < (_tile_count([v13]) if count else _vec_value(v13))
+
+
 def _dead_leaf(
     vecs: Sequence[int], wilds: int, threes: int, wrap: bool, okey_value: int, count: bool
 ) -> int:
+    if not wilds:
+        return sum(_colour_leaf(v, wrap, 0, count)[0] for v in vecs)
     best = 10**9
     for split in _splits(wilds, 4):
         total = 0
         used = 0
         runs = False
         for c in range(4):
-            d = colour_dead(vecs[c], wrap, split[c], count)
+            d, u, r = _colour_leaf(vecs[c], wrap, split[c], count)
             total += d
             # Wilds handed to a colour that does not need them are still in hand.
-            used += min(k for k in range(split[c] + 1) if colour_dead(vecs[c], wrap, k, count) == d)
-            if d < (_tile_count([vecs[c]]) if count else _vec_value(vecs[c])):
-                runs = True
+            used += u
+            runs = runs or r
         # Wilds nobody needs still join a run (it can grow) or a 3-set (one each).
         unused = wilds - used
         if unused and not runs:
