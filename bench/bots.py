@@ -7,7 +7,7 @@ time of one of the hero's decisions.
 
     python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17]
                          [--pairings expert-greedy,expert-strong] [--budget-ms 80]
-                         [--processes N] [--selfplay N]
+                         [--processes N] [--selfplay N] [--solo N [--levels ...]]
 
 Pairings are ``hero-field``: the hero in one seat, three of the field in the others. The
 default is every pairing of ``PAIRINGS``. With ``--processes`` above 1 the deals are shared
@@ -15,6 +15,11 @@ among worker processes; the decision times are then measured with the workers si
 (on a machine with fewer free cores than workers, they include the wait for a core).
 ``--selfplay N`` instead times N hands per variant with four experts at the table, one process,
 at full speed (no pause between moves): seconds per hand, median and slowest.
+``--solo N`` measures speed to a finish alone: on N deals per variant each level plays seat 0
+against three seats that draw and throw the tile they drew (they never finish, and their
+discards are the pile's tiles, free to take), and it prints how many hands each level finished
+and within how many of its turns. Far less noisy than a win share: the deals are the same for
+every level, and no rival's luck enters.
 """
 
 from __future__ import annotations
@@ -133,6 +138,47 @@ def selfplay(variants: list[str], hands: int, budget_ms: float) -> None:
         )
 
 
+def solo_hand(variant: str, seed: str, level: str, budget_ms: float) -> int | None:
+    """The turns seat 0 takes to finish alone (None: the pile ran out first)."""
+    rng = random.Random(seed)
+    hand = Hand.from_deal(variant, deal(seed))
+    turns = 0
+    while not hand.over:
+        seat = hand.turn
+        view = hand.view(seat)
+        if seat != 0:
+            # A seat that only passes the pile's tiles along: draw, throw what was drawn.
+            move = {"do": "discard", "tile": view["rack"][-1]} if view["has_tile"] else None
+            if not hand.play(seat, move or {"do": "draw"}).ok:
+                raise RuntimeError("the passing seat could not move")
+            continue
+        if not view["has_tile"]:
+            turns += 1
+        for move in choose_moves(view, level, rng, budget_ms):
+            if hand.play(seat, move).ok:
+                break
+        else:
+            raise RuntimeError("no legal move")
+    return turns if hand.result.get("finisher") == 0 else None
+
+
+def solo(variants: list[str], levels: list[str], deals: int, budget_ms: float) -> None:
+    print(f"alone against three passing seats, {deals} deals a variant: hands finished")
+    print("variant  level    finished  within 8 turns  within 10  median turns (finished)")
+    for variant in variants:
+        for level in levels:
+            got = [
+                solo_hand(variant, deal_seed(variant, d), level, budget_ms) for d in range(deals)
+            ]
+            done = sorted(t for t in got if t is not None)
+            median = statistics.median(done) if done else float("nan")
+            print(
+                f"{variant:8} {level:7} {len(done):5} {sum(1 for t in done if t <= 8):12} "
+                f"{sum(1 for t in done if t <= 10):12}   {median:6.1f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--deals", type=int, default=10)
@@ -141,7 +187,12 @@ def main() -> None:
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     parser.add_argument("--processes", type=int, default=1)
     parser.add_argument("--selfplay", type=int, default=0, help="hands of four experts to time")
+    parser.add_argument("--solo", type=int, default=0, help="deals to play alone, each level")
+    parser.add_argument("--levels", default="greedy,strong,expert", help="levels for --solo")
     args = parser.parse_args()
+    if args.solo:
+        solo(args.variants.split(","), args.levels.split(","), args.solo, args.budget_ms)
+        return
     if args.selfplay:
         selfplay(args.variants.split(","), args.selfplay, args.budget_ms)
         return
