@@ -171,6 +171,8 @@ def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
 
     # Seat 0 throws its 15th tile, seat 1 draws: seat 1 is to discard when the server dies.
     assert ui.simple_turn(seat[0])
+    # Seat 1 plays once its own page has the discard (a push, which can trail seat 0's page).
+    ui.wait_version(seat[1], 1)
     assert ui.simple_turn(seat[1])
     for page in pages:
         ui.wait_version(page, 2)
