@@ -11,7 +11,8 @@
   // and versions make sure a move never applies twice or late.
   var pending = null;
   var moveCounter = 0;
-  var sortables = [];
+  var rackSortables = [];
+  var spotSortables = [];
 
   function live() { return document.getElementById("table-live"); }
   function rackArea() { return document.getElementById("rack-area"); }
@@ -87,14 +88,18 @@
     });
   }
 
+  // The rack's slots get their drag handlers when the rack itself is drawn (the page, or the
+  // server re-sending it after its tiles change); another seat's move re-sends only the table,
+  // so a tile being dragged at that moment stays in hand. The drop spots live in the table and
+  // are made again with it.
   function setupRack() {
     markFeedable();
-    sortables.forEach(function (s) { s.destroy(); });
-    sortables = [];
+    rackSortables.forEach(function (s) { s.destroy(); });
+    rackSortables = [];
     var area = rackArea();
     if (!area || typeof Sortable === "undefined") return;
     area.querySelectorAll(".rack .slot").forEach(function (slot) {
-      sortables.push(Sortable.create(slot, {
+      rackSortables.push(Sortable.create(slot, {
         group: { name: "rack", pull: true, put: function (to) { return to.el.children.length === 0; } },
         animation: 120,
         onEnd: function (evt) {
@@ -103,9 +108,16 @@
         },
       }));
     });
+  }
+
+  function setupDropSpots() {
+    markFeedable();
+    spotSortables.forEach(function (s) { s.destroy(); });
+    spotSortables = [];
+    if (typeof Sortable === "undefined") return;
     // Drop targets: the seat's discard spot and the finish spot.
     document.querySelectorAll("[data-drop]").forEach(function (spot) {
-      sortables.push(Sortable.create(spot, {
+      spotSortables.push(Sortable.create(spot, {
         group: { name: "rack", pull: false, put: true },
         sort: false,
         onAdd: function (evt) {
@@ -353,7 +365,7 @@
         message.indexOf('data-move-id="' + pending.id + '"') >= 0) pending = null;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
       if (pending && version() > pending.version) pending = null;
-      setupRack();
+      setupDropSpots();
       document.body.dispatchEvent(new CustomEvent("table-changed"));
     }
   });
@@ -462,6 +474,7 @@
 
   document.addEventListener("DOMContentLoaded", function () {
     setupRack();
+    setupDropSpots();
     setInterval(tick, 250);
   });
 })();

@@ -239,6 +239,39 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
         assert p.okey_errors == []
 
 
+def test_another_seats_move_leaves_the_rack_being_arranged_alone(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """Another seat's move redraws the table, not the rack: the rack's drag handlers (SortableJS)
+    are the same ones after it, so a tile the player is dragging at that moment is not dropped
+    from under the pointer, and a drag right after it lands."""
+    table, users, hand = start("duz", seed_of(7))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    ui.open_table(page, daphne_live_server, table.pk)
+    page.evaluate(
+        "() => { window.rackSortables = Array.from(document.querySelectorAll('#rack-area .slot'))"
+        ".map(s => Sortable.get(s)); }"
+    )
+    assert page.evaluate("() => window.rackSortables.every(Boolean)")
+
+    # Seat 0 (15 tiles) discards, from its own page.
+    mover = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(mover, daphne_live_server, table.pk)
+    assert ui.simple_turn(mover)
+    ui.wait_version(page, 1)
+    same = page.evaluate(
+        "() => Array.from(document.querySelectorAll('#rack-area .slot'))"
+        ".every((s, i) => Sortable.get(s) === window.rackSortables[i] && s.isConnected)"
+    )
+    assert same, "the rack's drag handlers were made again for another seat's move"
+    before = ui.rack_layout(page)
+    source = before.index(next(t for t in before if t))
+    ui.drag_tile(page, source, 20)
+    after = ui.rack_layout(page)
+    assert after[20] == before[source] and after[source] is None, (before, after)
+    assert page.okey_errors == []
+
+
 def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
