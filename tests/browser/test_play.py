@@ -248,6 +248,8 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     table, users, hand = start("duz", seed_of(7))
     page = ui.signed_in_page(chromium, daphne_live_server, users[1])
     ui.open_table(page, daphne_live_server, table.pk)
+    # The socket's first frame re-sends the rack (and so makes its handlers again): wait for it.
+    page.wait_for_function("() => (window.__okeyFrames || []).some(f => f.endsWith('+rack'))")
     page.evaluate(
         "() => { window.rackSortables = Array.from(document.querySelectorAll('#rack-area .slot'))"
         ".map(s => Sortable.get(s)); }"
