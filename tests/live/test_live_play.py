@@ -148,7 +148,10 @@ async def test_it_keeps_a_rack_arrangement_across_a_reconnect() -> None:
         await drain(ws)
         message = {"type": "arrange", "hand": hand_id, "layout": arranged}
         await ws.send_to(text_data=json.dumps(message))
-        assert await drain(ws, 0.5) == []  # accepted quietly
+        # Accepted quietly: no refusal and no rack sent back. A table frame may still arrive
+        # on a loaded machine (the table's own updates around the socket's opening).
+        quiet = await drain(ws, 0.5)
+        assert not [f for f in quiet if 'id="move-error"' in f or 'id="rack-area"' in f], quiet
         forged = {"type": "arrange", "hand": hand_id, "layout": ["R1"] + arranged[1:]}
         await ws.send_to(text_data=json.dumps(forged))
         frames = await drain(ws, 0.5)
