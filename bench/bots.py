@@ -36,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from games.engine import Hand, deal  # noqa: E402
-from games.engine.bots import choose_moves  # noqa: E402
+from games.engine.bots import choose_moves, play_turn  # noqa: E402
 from games.engine.expert import DEFAULT_BUDGET_MS  # noqa: E402
 
 PAIRINGS = ["greedy-random", "strong-greedy", "expert-greedy", "expert-strong"]
@@ -154,11 +154,9 @@ def solo_hand(variant: str, seed: str, level: str, budget_ms: float) -> int | No
             continue
         if not view["has_tile"]:
             turns += 1
-        for move in choose_moves(view, level, rng, budget_ms):
-            if hand.play(seat, move).ok:
-                break
-        else:
-            raise RuntimeError("no legal move")
+        play_turn(
+            lambda: hand.view(0), lambda m: hand.play(0, m).ok, level, rng, budget_ms=budget_ms
+        )
     return turns if hand.result.get("finisher") == 0 else None
 
 
