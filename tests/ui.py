@@ -82,6 +82,12 @@ def wait_for_socket(page: Any) -> None:
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
 
 
+def wait_for_rack_frame(page: Any) -> None:
+    """Wait for the socket's first frame, which re-sends the seat's rack (it can come after the
+    socket opens: a tile selected or dragged before it would be swapped away)."""
+    page.wait_for_function("() => (window.__okeyFrames || []).some(f => f.endsWith('+rack'))")
+
+
 # ----------------------------------------------------------------------------- reading the page
 def state(page: Any) -> dict[str, str]:
     return dict(page.evaluate("() => ({...document.querySelector('#table-live').dataset})"))

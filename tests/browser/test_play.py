@@ -220,6 +220,7 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
 
     page.reload()
     ui.wait_for_socket(page)  # keys pressed before the page's script is ready would be lost
+    ui.wait_for_rack_frame(page)  # and a tile selected before the rack comes again
     assert ui.rack_layout(page) == arranged
 
     # Seat 0 starts with 15 tiles: a discard from the keyboard (focus, space, x).
@@ -248,8 +249,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     table, users, hand = start("duz", seed_of(7))
     page = ui.signed_in_page(chromium, daphne_live_server, users[1])
     ui.open_table(page, daphne_live_server, table.pk)
-    # The socket's first frame re-sends the rack (and so makes its handlers again): wait for it.
-    page.wait_for_function("() => (window.__okeyFrames || []).some(f => f.endsWith('+rack'))")
+    ui.wait_for_rack_frame(page)  # it makes the rack's handlers again
     page.evaluate(
         "() => { window.rackSortables = Array.from(document.querySelectorAll('#rack-area .slot'))"
         ".map(s => Sortable.get(s)); }"
