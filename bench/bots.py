@@ -8,6 +8,7 @@ time of one of the hero's decisions.
     python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17]
                          [--pairings expert-greedy,expert-strong] [--budget-ms 80]
                          [--processes N] [--selfplay N] [--solo N [--levels ...]]
+                         [--try NAME=VALUE ...]
 
 Pairings are ``hero-field``: the hero in one seat, three of the field in the others. The
 default is every pairing of ``PAIRINGS``. With ``--processes`` above 1 the deals are shared
@@ -20,26 +21,71 @@ against three seats that draw and throw the tile they drew (they never finish, a
 discards are the pile's tiles, free to take), and it prints how many hands each level finished
 and within how many of its turns. Far less noisy than a win share: the deals are the same for
 every level, and no rival's luck enters.
+``--try NAME=VALUE ...`` plays every pairing twice on the same deals, once with the expert as it
+is and once with its settings changed (a constant of ``games.engine.expert`` or
+``games.engine.belief``, or ``OPEN_DISCARDS.field``), and prints both win shares and their paired
+difference with its 95% interval: the same deals make the difference far less noisy than two
+separate runs. The expert's wall-clock cap is lifted for both, so a loaded machine cannot change
+its moves (its work is then bounded by its counted budget alone).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
 import math
 import random
 import statistics
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
+from typing import cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import Hand, deal  # noqa: E402
+from games.engine import Hand, belief, deal, expert  # noqa: E402
 from games.engine.bots import choose_moves, play_turn  # noqa: E402
 from games.engine.expert import DEFAULT_BUDGET_MS  # noqa: E402
 
 PAIRINGS = ["greedy-random", "strong-greedy", "expert-greedy", "expert-strong"]
+
+Settings = tuple[tuple[str, float], ...]
+
+
+@contextlib.contextmanager
+def expert_settings(settings: Settings) -> Iterator[None]:
+    """The expert's constants changed for the duration (``--try``), put back afterwards."""
+    saved: list[tuple[object, str, object]] = []
+    try:
+        for name, value in settings:
+            if name.startswith("OPEN_DISCARDS."):
+                saved.append((expert, "OPEN_DISCARDS", expert.OPEN_DISCARDS))
+                expert.OPEN_DISCARDS = dataclasses.replace(
+                    expert.OPEN_DISCARDS, **{name.split(".", 1)[1]: value}
+                )
+                continue
+            module = expert if hasattr(expert, name) else belief
+            if not hasattr(module, name):
+                raise SystemExit(f"--try: no setting {name!r} in the expert or its belief")
+            saved.append((module, name, getattr(module, name)))
+            setattr(module, name, type(getattr(module, name))(value))
+        yield
+    finally:
+        for owner, attribute, old in reversed(saved):
+            setattr(owner, attribute, old)
+
+
+def parse_settings(pairs: list[str]) -> Settings:
+    out = []
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep:
+            raise SystemExit(f"--try wants NAME=VALUE, not {pair!r}")
+        out.append((name, float(value)))
+    return tuple(out)
 
 
 def play_hand(
@@ -75,18 +121,23 @@ def deal_seed(variant: str, d: int) -> str:
 
 
 def play_deal(
-    task: tuple[str, str, str, int, float],
+    task: tuple[str, str, str, int, float, Settings | None],
 ) -> tuple[list[tuple[float, float, float, bool]], list[float]]:
     """One deal, four rotations: (won, hero score, field score, finished) per hand, and the
-    hero's decision times."""
-    variant, hero, field, d, budget_ms = task
+    hero's decision times. With settings (``--try``, possibly none changed) the expert's
+    wall-clock cap is lifted and the settings applied."""
+    variant, hero, field, d, budget_ms, settings = task
     seed = deal_seed(variant, d)
     out = []
     times: list[float] = []
     for hero_seat in range(4):
         levels = [field] * 4
         levels[hero_seat] = hero
-        hand = play_hand(variant, seed, levels, hero_seat, times, budget_ms)
+        if settings is None:
+            hand = play_hand(variant, seed, levels, hero_seat, times, budget_ms)
+        else:
+            with expert_settings((("WALL_CAP", 1e9), *settings)):
+                hand = play_hand(variant, seed, levels, hero_seat, times, budget_ms)
         finisher = hand.result.get("finisher")
         scores = hand.result["hand_scores"]
         field_score = statistics.fmean(s for i, s in enumerate(scores) if i != hero_seat)
@@ -102,9 +153,15 @@ def play_deal(
 
 
 def run(
-    variant: str, hero: str, field: str, deals: int, budget_ms: float, pool: ProcessPoolExecutor
+    variant: str,
+    hero: str,
+    field: str,
+    deals: int,
+    budget_ms: float,
+    pool: ProcessPoolExecutor,
+    settings: Settings | None = None,
 ) -> dict[str, object]:
-    tasks = [(variant, hero, field, d, budget_ms) for d in range(deals)]
+    tasks = [(variant, hero, field, d, budget_ms, settings) for d in range(deals)]
     rows: list[tuple[float, float, float, bool]] = []
     times: list[float] = []
     for got, t in pool.map(play_deal, tasks):
@@ -112,6 +169,7 @@ def run(
         times += t
     times.sort()
     return {
+        "wins": [r[0] for r in rows],
         "hands": len(rows),
         "finished": sum(1 for r in rows if r[3]),
         "win": interval([r[0] for r in rows]),
@@ -187,6 +245,9 @@ def main() -> None:
     parser.add_argument("--selfplay", type=int, default=0, help="hands of four experts to time")
     parser.add_argument("--solo", type=int, default=0, help="deals to play alone, each level")
     parser.add_argument("--levels", default="greedy,strong,expert", help="levels for --solo")
+    parser.add_argument(
+        "--try", dest="trial", nargs="+", metavar="NAME=VALUE", help="expert settings to compare"
+    )
     args = parser.parse_args()
     if args.solo:
         solo(args.variants.split(","), args.levels.split(","), args.solo, args.budget_ms)
@@ -195,6 +256,9 @@ def main() -> None:
         selfplay(args.variants.split(","), args.selfplay, args.budget_ms)
         return
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")]
+    if args.trial:
+        compare(args, pairings, parse_settings(args.trial))
+        return
     print(f"duplicate deals: {args.deals} per pairing and variant, 4 rotations each")
     print(f"expert budget {args.budget_ms:g} ms a decision; {args.processes} process(es)")
     print("win share: hero's share of all hands (a fair share is 25%); scores: mean per hand")
@@ -214,6 +278,30 @@ def main() -> None:
                     f"{variant:8} {hero:6} vs {field:6}  {r['hands']:5} {r['finished']:4}  "
                     f"{100 * w:5.1f}% ± {100 * wh:4.1f}   {hs:8.1f} ± {hh:6.1f}   "
                     f"{fs:8.1f} ± {fh:6.1f}   {r['median_ms']:6.2f} / {r['p99_ms']:7.2f}",
+                    flush=True,
+                )
+
+
+def compare(args: argparse.Namespace, pairings: list[tuple[str, ...]], settings: Settings) -> None:
+    """Each pairing with the expert as it is and with ``settings``, on the same deals."""
+    with expert_settings(settings):
+        pass  # an unknown name stops here, before any hand is played
+    changed = " ".join(f"{n}={v:g}" for n, v in settings)
+    print(f"duplicate deals: {args.deals} per pairing and variant, 4 rotations each")
+    print(f"the expert as it is against the expert with {changed} (no wall-clock cap)")
+    print("variant  hero vs field      hands  as it is   changed   paired difference")
+    with ProcessPoolExecutor(max_workers=max(1, args.processes)) as pool:
+        for variant in args.variants.split(","):
+            for hero, field in pairings:
+                base = run(variant, hero, field, args.deals, args.budget_ms, pool, ())
+                trial = run(variant, hero, field, args.deals, args.budget_ms, pool, settings)
+                a = cast(list[float], base["wins"])
+                b = cast(list[float], trial["wins"])
+                diff, half = interval([y - x for x, y in zip(a, b, strict=True)])
+                print(
+                    f"{variant:8} {hero:6} vs {field:6}  {len(a):5}  "
+                    f"{100 * statistics.fmean(a):5.1f}%    {100 * statistics.fmean(b):5.1f}%   "
+                    f"{100 * diff:+5.1f} ± {100 * half:4.1f} points",
                     flush=True,
                 )
 
