@@ -14,7 +14,7 @@ difference with its 95% interval, and the probe's median seconds a throw.
     python bench/rollouts.py [--variant classic] [--field greedy] [--deals 25]
                              [--throws 4] [--worlds 5] [--all-seeing] [--processes N]
 
-It is slow by design (seconds a decision): 25 deals take about 15 minutes on two processes.
+It is slow by design (seconds a throw): 25 deals take about 20 minutes on two processes.
 """
 
 from __future__ import annotations
