@@ -271,9 +271,9 @@ def main() -> None:
         for variant in args.variants.split(","):
             for hero, field in pairings:
                 r = run(variant, hero, field, args.deals, args.budget_ms, pool)
-                w, wh = r["win"]  # type: ignore[misc]
-                hs, hh = r["hero_score"]  # type: ignore[misc]
-                fs, fh = r["field_score"]  # type: ignore[misc]
+                w, wh = cast(tuple[float, float], r["win"])
+                hs, hh = cast(tuple[float, float], r["hero_score"])
+                fs, fh = cast(tuple[float, float], r["field_score"])
                 print(
                     f"{variant:8} {hero:6} vs {field:6}  {r['hands']:5} {r['finished']:4}  "
                     f"{100 * w:5.1f}% ± {100 * wh:4.1f}   {hs:8.1f} ± {hh:6.1f}   "

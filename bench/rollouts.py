@@ -7,12 +7,15 @@ plays the hand out to the end in ``--worlds`` worlds and throws the tile that wo
 ``Belief`` (fair: nothing hidden is read), the other seats play at their real level (a perfect
 model of them) and the hero plays on as the strong bot. ``--all-seeing`` instead plays every
 throw out once in the real hand, pile order and racks included: how much the hidden tiles decide.
+``--see-racks`` keeps the other racks as they really are and shuffles only the pile in each
+world: what perfect reading of the rivals' racks would be worth.
 
 On the same hands it plays the expert as it is, and prints both win shares and their paired
 difference with its 95% interval, and the probe's median seconds a throw.
 
     python bench/rollouts.py [--variant classic] [--field greedy] [--deals 25]
-                             [--throws 4] [--worlds 5] [--all-seeing] [--processes N]
+                             [--throws 4] [--worlds 5] [--all-seeing | --see-racks]
+                             [--processes N]
 
 It is slow by design (seconds a throw): 25 deals take about 20 minutes on two processes.
 """
@@ -80,6 +83,12 @@ def hero_moves(
         return moves
     if args.all_seeing:
         starts = [hand]
+    elif args.see_racks:
+        starts = []
+        for _ in range(args.worlds):
+            pile = list(hand.pile)
+            rng.shuffle(pile)
+            starts.append(in_world(hand, World({}, pile)))
     else:
         belief = Belief(view)
         starts = [in_world(hand, belief.sample(rng)) for _ in range(args.worlds)]
@@ -134,6 +143,7 @@ def main() -> None:
     parser.add_argument("--throws", type=int, default=4)
     parser.add_argument("--worlds", type=int, default=5)
     parser.add_argument("--all-seeing", action="store_true")
+    parser.add_argument("--see-racks", action="store_true")
     parser.add_argument("--processes", type=int, default=1)
     args = parser.parse_args()
     probe: list[float] = []
@@ -145,6 +155,8 @@ def main() -> None:
             expert += e
             times += t
     how = "all-seeing" if args.all_seeing else f"{args.worlds} worlds"
+    if args.see_racks and not args.all_seeing:
+        how += ", the racks seen"
     diff, half = interval([p - e for p, e in zip(probe, expert, strict=True)])
     print(f"{args.variant}, hero against three {args.field}, {len(probe)} hands")
     print(f"rollouts ({args.throws} throws, {how}): {100 * statistics.fmean(probe):.1f}%")
