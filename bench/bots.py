@@ -39,10 +39,10 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -50,6 +50,7 @@ from games.engine import Hand, belief, deal, expert  # noqa: E402
 from games.engine.bots import choose_moves, play_turn  # noqa: E402
 from games.engine.expert import DEFAULT_BUDGET_MS  # noqa: E402
 
+Move = dict[str, Any]
 PAIRINGS = ["greedy-random", "strong-greedy", "expert-greedy", "expert-strong"]
 
 Settings = tuple[tuple[str, float], ...]
@@ -100,12 +101,16 @@ def play_hand(
         moves = choose_moves(view, levels[seat], rng, budget_ms)
         if seat == hero:
             times.append(time.perf_counter() - start)
-        for move in moves:
-            if hand.play(seat, move).ok:
-                break
-        else:
-            raise RuntimeError("no legal move")
+        play_first(hand, seat, moves)
     return hand
+
+
+def play_first(hand: Hand, seat: int, moves: Sequence[Move]) -> None:
+    """The first of the bot's moves, best first, that the engine accepts."""
+    for move in moves:
+        if hand.play(seat, move).ok:
+            return
+    raise RuntimeError("no legal move")
 
 
 def interval(xs: list[float]) -> tuple[float, float]:

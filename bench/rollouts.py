@@ -27,27 +27,16 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots import deal_seed, interval, play_hand  # noqa: E402
+from bots import Move, deal_seed, interval, play_first, play_hand  # noqa: E402
 
 from games.engine import Hand, deal  # noqa: E402
 from games.engine.belief import Belief, World  # noqa: E402
 from games.engine.bots import choose_moves  # noqa: E402
-
-Move = dict[str, Any]
-
-
-def play_first(hand: Hand, seat: int, moves: Sequence[Move]) -> None:
-    for move in moves:
-        if hand.play(seat, move).ok:
-            return
-    raise RuntimeError("no legal move")
 
 
 def play_out(hand: Hand, levels: list[str], hero: int) -> float:
@@ -72,9 +61,13 @@ def in_world(hand: Hand, world: World) -> Hand:
 
 
 def hero_moves(
-    hand: Hand, hero: int, levels: list[str], args: argparse.Namespace, rng: random.Random
+    hand: Hand,
+    view: dict[str, object],
+    levels: list[str],
+    args: argparse.Namespace,
+    rng: random.Random,
 ) -> list[Move]:
-    view = hand.view(hero)
+    hero = hand.turn
     moves = choose_moves(view, "strong", None)
     if not view["has_tile"] or any(m["do"] == "finish" for m in moves):
         return moves
@@ -121,9 +114,9 @@ def play_deal(task: tuple[int, argparse.Namespace]) -> tuple[list[float], list[f
             seat = hand.turn
             if seat == hero:
                 start = time.perf_counter()
-                throwing = hand.view(hero)["has_tile"]
-                moves = hero_moves(hand, hero, levels, args, worlds)
-                if throwing:
+                view = hand.view(hero)
+                moves = hero_moves(hand, view, levels, args, worlds)
+                if view["has_tile"]:
                     times.append(time.perf_counter() - start)
             else:
                 moves = choose_moves(hand.view(seat), levels[seat], rng)
