@@ -175,6 +175,7 @@ def run(
     times.sort()
     return {
         "wins": [r[0] for r in rows],
+        "scores": [r[1] for r in rows],
         "hands": len(rows),
         "finished": sum(1 for r in rows if r[3]),
         "win": interval([r[0] for r in rows]),
@@ -294,7 +295,10 @@ def compare(args: argparse.Namespace, pairings: list[tuple[str, ...]], settings:
     changed = " ".join(f"{n}={v:g}" for n, v in settings)
     print(f"duplicate deals: {args.deals} per pairing and variant, 4 rotations each")
     print(f"the expert as it is against the expert with {changed} (no wall-clock cap)")
-    print("variant  hero vs field      hands  as it is   changed   paired difference")
+    print(
+        "variant  hero vs field      hands  as it is   changed   paired difference"
+        "         hero's mean score: as it is, changed, paired difference"
+    )
     with ProcessPoolExecutor(max_workers=max(1, args.processes)) as pool:
         for variant in args.variants.split(","):
             for hero, field in pairings:
@@ -302,13 +306,23 @@ def compare(args: argparse.Namespace, pairings: list[tuple[str, ...]], settings:
                 trial = run(variant, hero, field, args.deals, args.budget_ms, pool, settings)
                 a = cast(list[float], base["wins"])
                 b = cast(list[float], trial["wins"])
-                diff, half = interval([y - x for x, y in zip(a, b, strict=True)])
+                diff, half = paired(a, b)
+                sa = cast(list[float], base["scores"])
+                sb = cast(list[float], trial["scores"])
+                sdiff, shalf = paired(sa, sb)
                 print(
                     f"{variant:8} {hero:6} vs {field:6}  {len(a):5}  "
                     f"{100 * statistics.fmean(a):5.1f}%    {100 * statistics.fmean(b):5.1f}%   "
-                    f"{100 * diff:+5.1f} ± {100 * half:4.1f} points",
+                    f"{100 * diff:+5.1f} ± {100 * half:4.1f} points   "
+                    f"{statistics.fmean(sa):8.2f} {statistics.fmean(sb):8.2f}  "
+                    f"{sdiff:+.2f} ± {shalf:.2f}",
                     flush=True,
                 )
+
+
+def paired(a: list[float], b: list[float]) -> tuple[float, float]:
+    """The mean of b - a over the same hands, and the half-width of its 95% interval."""
+    return interval([y - x for x, y in zip(a, b, strict=True)])
 
 
 if __name__ == "__main__":

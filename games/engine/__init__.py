@@ -42,6 +42,7 @@ from .match import Match
 from .melds import Meld, read_meld, read_pair
 from .replay import Recorded, Replay, replay_moves
 from .scoring import (
+    finish_worth,
     higher_is_better,
     idle_options,
     leaders,
@@ -111,6 +112,7 @@ __all__ = [
     "deal",
     "default_options",
     "event_for",
+    "finish_worth",
     "format_tile",
     "higher_is_better",
     "idle_options",

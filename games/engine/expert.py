@@ -17,6 +17,7 @@ a number of solver calls by a fixed rate measured on the reference machine; a wa
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
@@ -27,6 +28,7 @@ from . import solver
 from .belief import Belief, World
 from .heuristics import ByPhase, DiscardWeights, Ranker
 from .legal import legal_actions
+from .scoring import finish_worth
 from .selfplay import candidate_moves
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
 from .variants import CLASSIC, DUZ, is_open_variant, team_of
@@ -61,13 +63,16 @@ OPEN_RANK = 40.0
 OPEN_DISCARDS = DiscardWeights(
     loss=10.0, dump_opened=1.0, dump_closed=-2.0, draw_gain=5.0, loose=20.0
 )
-
 # The closed-hand evaluation is in expected draws to a finish (tuned on bench/bots.py).
 # Each step after the first is counted at this many useful tiles: low, so that a step nearer
 # nearly always wins and useful draws break ties.
 TYPICAL_OUTS = 4.0
 PAIR_OUTS = 3.0  # ... a step of seven pairs, slower (one or two copies of each single are left)
 PAIRS_FROM = 5  # pairs held before seven pairs is a plan
+COLOUR_FROM = 10  # tiles of one colour (wild okeys included) held before a colour finish is one
+# A finish worth twice as much (pairs over normal in classic, colour over pairs) is worth this
+# many draws more: a slower plan is chosen when its finish pays enough more.
+PLAN_VALUE = 1.5
 TAKE_MARGIN = 1.0  # a draw from the pile is itself a draw nearer: take only to do better
 FEED = 0.6  # the next seat can use the discard: a step for it, for free
 FEED_FINISH = 10.0  # the next seat finishes with the discard: the hand is lost
@@ -109,6 +114,12 @@ class _Expert(ByPhase):
         self.rack = [parse_tile(t) for t in view["rack"]]
         self.open_variant = is_open_variant(self.variant)
         self.pairs_ok = self.variant == CLASSIC
+        self.colour_ok = self.variant == CLASSIC
+        normal = finish_worth(self.variant, view["options"], "normal")
+        self.plan_bonus = {
+            kind: PLAN_VALUE * math.log2(finish_worth(self.variant, view["options"], kind) / normal)
+            for kind in ("normal", "pairs", "colour")
+        }
         self.next = (self.seat + 1) % self.players
         self.team = team_of(self.seat, view["options"])
         self.calls = 0
@@ -165,7 +176,8 @@ class _Expert(ByPhase):
     # ================================================================ closed variants
     def plans(self, tiles14: Sequence[int]) -> list[tuple[str, int]]:
         """The ways to a finish and how many steps (useful draws) each is away: runs and sets
-        (tiles outside melds) and, in classic, seven pairs (pairs missing)."""
+        (tiles outside melds) and, in classic, seven pairs (pairs missing) and a colour finish
+        (``colour0`` ... ``colour3``: tiles to exchange for that colour)."""
         out = [("melds", self.left(tiles14))]
         if self.pairs_ok:
             # Seven pairs is slow to build (one or two copies of each single are left): a plan
@@ -173,12 +185,36 @@ class _Expert(ByPhase):
             pairs = solver.pair_count(tiles14, self.okey)
             if pairs >= PAIRS_FROM:
                 out.append(("pairs", 7 - min(7, pairs)))
+        if self.colour_ok:
+            for c in range(4):
+                steps = self.colour_steps(tiles14, c)
+                if steps is not None:
+                    out.append((f"colour{c}", steps))
         return out
+
+    def colour_steps(self, tiles: Sequence[int], c: int) -> int | None:
+        """Tiles to exchange before 14 of ``tiles`` are runs of colour ``c`` (None: too few of
+        that colour to be a plan). With ``j`` exchanges the rack gains ``j`` tiles of its choice
+        (counted as wilds) and can throw away all but 14 of its colour ``c`` tiles and wilds."""
+        wilds = sum(1 for t in tiles if t == self.okey)
+        mine = [
+            t for t in tiles if t != self.okey and colour_of(self.okey if t == FAKE else t) == c
+        ]
+        held = len(mine) + wilds
+        if held < COLOUR_FROM:
+            return None
+        for j in range(max(0, 14 - held), 15):
+            if self.left(mine + [self.okey] * (wilds + j)) <= held + j - 14:
+                return j
+        return None
 
     def step_after(self, plan: str, tiles15: Sequence[int]) -> int:
         """Steps a 15-tile rack is from a finish by ``plan`` after its best throw."""
         if plan == "pairs":
             return 7 - min(7, solver.pair_count(tiles15, self.okey))
+        if plan.startswith("colour"):
+            steps = self.colour_steps(tiles15, int(plan[-1]))
+            return 99 if steps is None else steps
         return max(0, self.left(tiles15) - 1)
 
     def drawable(self) -> Counter[int]:
@@ -202,26 +238,32 @@ class _Expert(ByPhase):
                 if u == self.okey or rest.count(u) % 2 == 1:
                     score += k
                 continue
+            if plan.startswith("colour"):
+                mine = u == self.okey or colour_of(self.okey if u == FAKE else u) == int(plan[-1])
+                if mine and self.step_after(plan, rest + [u]) < steps:
+                    score += k
+                continue
             if self._near(u, rest) and self.step_after(plan, rest + [u]) < steps:
                 score += k
         return score
 
     def draws_to_finish(self, rest: list[int], avail: Mapping[int, float], exact: bool) -> float:
         """Expected draws until the 14-tile ``rest`` finishes, by its best plan: the first step
-        at the odds of its useful tiles, each further step at a typical rate for the plan.
-        Without ``exact`` (the budget is spent) the first step is taken at the typical rate."""
+        at the odds of its useful tiles, each further step at a typical rate for the plan, less
+        what the plan's finish is worth over a normal one (``PLAN_VALUE``). Without ``exact``
+        (the budget is spent) the first step is taken at the typical rate."""
         total = max(1.0, sum(avail.values()))
         best = float("inf")
         for plan, steps in self.plans(rest):
             if steps >= 7 and plan == "pairs":
                 continue
-            typical = TYPICAL_OUTS if plan == "melds" else PAIR_OUTS
+            typical = PAIR_OUTS if plan == "pairs" else TYPICAL_OUTS
             if steps == 0:
                 e = 1.0
             else:
                 outs = self.useful(plan, rest, steps, avail) if exact else typical
                 e = total / max(outs, 0.5) + (steps - 1) * total / typical
-            best = min(best, e)
+            best = min(best, e - self.plan_bonus[_finish_kind(plan)])
         return best
 
     def _near(self, u: int, rack: Sequence[int]) -> bool:
@@ -435,6 +477,11 @@ class _Expert(ByPhase):
         }
         order = sorted(range(len(tiles)), key=lambda k: (score[tiles[k]], k))
         return [discards[k] for k in order]
+
+
+def _finish_kind(plan: str) -> str:
+    """The finish a plan ends in: melds a normal one, ``colour0`` ... ``colour3`` a colour one."""
+    return {"melds": "normal", "pairs": "pairs"}.get(plan, "colour")
 
 
 def _uses_tile(move: Move, name: str) -> bool:

@@ -25,6 +25,18 @@ def _countdown(variant: str, options: Mapping[str, Any]) -> bool:
     return variant == CLASSIC and options.get("scoring", "countdown") == "countdown"
 
 
+def finish_worth(variant: str, options: Mapping[str, Any], kind: str) -> int:
+    """What each other seat loses when a closed hand ends in a finish of ``kind`` (normal,
+    pairs, colour), before a thrown wild okey doubles it: the points of countdown ``classic``,
+    the units of plus/minus (only a pairs finish doubles), and 1 in ``duz`` (whose loss is the
+    rack, whatever the finish)."""
+    if variant != CLASSIC:
+        return 1
+    if not _countdown(variant, options):
+        return 2 if kind == "pairs" else 1
+    return CLASSIC_LOSS["colour" if kind == "sequential_colour" else kind]
+
+
 def start_score(variant: str, options: Mapping[str, Any]) -> int:
     """Running score before the first hand: ``start_score`` in countdown classic, else 0."""
     if _countdown(variant, options):
@@ -118,14 +130,14 @@ def _classic(hand: Hand) -> list[int]:
         return [0] * n
     finisher, kind = r["finisher"], r["kind"]
     if hand.options["scoring"] == "plus_minus":
-        unit = 2 if kind == "pairs" else 1
+        unit = finish_worth(hand.variant, hand.options, kind)
         bonus = 1 if r.get("drew_last_tile") else 0
         return [unit + bonus if s == finisher else -unit for s in range(n)]
     if kind == "sequential_colour":
         # 004: the game is won at once; everyone else's score drops to zero.
         penalties = _penalty_sums(hand)
         return [0 if s == finisher else -(hand.scores_before[s] + penalties[s]) for s in range(n)]
-    loss = CLASSIC_LOSS[kind] * r["multiplier"]
+    loss = finish_worth(hand.variant, hand.options, kind) * r["multiplier"]
     return [0 if s == finisher else -loss for s in range(n)]
 
 

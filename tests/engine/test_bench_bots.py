@@ -43,3 +43,10 @@ def test_an_unknown_setting_or_a_bad_pair_stops_the_run() -> None:
     with pytest.raises(SystemExit, match="NAME=VALUE"):
         bench.parse_settings(["FEED"])
     assert expert.FEED == feed  # what was set before the unknown name is put back
+
+
+def test_the_paired_difference_is_over_the_same_hands() -> None:
+    bench = load_bench()
+    diff, half = bench.paired([0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 1.0])
+    assert diff == 0.25 and half > 0
+    assert bench.paired([2.0, 4.0], [2.0, 4.0]) == (0.0, 0.0)

@@ -260,3 +260,31 @@ def test_it_shows_the_indicator_first() -> None:
     # duz has no indicator show.
     duz = hand_of("duz", racks, "K3 K7 Y6", "R5")
     assert expert_moves(duz.view(0), random.Random(0))[0]["do"] != "show_indicator"
+
+
+def test_it_goes_for_a_colour_finish_when_the_finish_pays_for_it() -> None:
+    # Indicator K5: K6 is wild. Twelve black tiles with the wild: exchanging R7, Y7 and B2 for
+    # black tiles makes a colour finish, three exchanges, as near as the normal finish that keeps
+    # the 7s set and throws a black K8. Under countdown scoring a colour finish costs the others
+    # 8 points where a normal one costs 2: it throws a tile of another colour. Under plus/minus
+    # the colour finish pays no more, and it keeps to runs and sets.
+    racks = [
+        "K10 K13 K12 K8 K1 K8 K7 K7 K2 K11 K6 K13 B2 R7 Y7",
+        "F B11 R3 R5 Y6 K5 Y2 R13 B10 R11 K2 R13 Y13 R6",
+        "B7 Y3 F Y4 R3 Y4 B1 B8 B12 B11 B4 K9 R9 Y8",
+        "Y12 Y7 K4 B8 R11 Y9 B7 K11 Y13 R12 R4 Y11 R6 R4",
+    ]
+    pile = "B9 K3 Y10 K9 R10 Y5 K1 B10 K3 R12 Y6 B6 B4 B3 Y1 R8 B5 Y2 B12 Y12 Y9 B2"
+    for n in range(3):
+        hand = hand_of("classic", racks, pile, "K5")
+        first = expert_moves(hand.view(0), random.Random(n))[0]
+        assert first["do"] == "discard" and first["tile"] in ("R7", "Y7", "B2"), first
+        plus_minus = Hand.new(
+            "classic",
+            [[parse_tile(t) for t in r.split()] for r in racks],
+            [parse_tile(t) for t in pile.split()],
+            parse_tile("K5"),
+            {"scoring": "plus_minus"},
+        )
+        first = expert_moves(plus_minus.view(0), random.Random(n))[0]
+        assert first == {"do": "discard", "tile": "K8"}

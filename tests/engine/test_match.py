@@ -40,6 +40,26 @@ def test_planned_hands_are_the_hands_option_where_it_ends_the_match() -> None:
     assert engine.idle_options("okey51", {"hands": 3}) == set()
 
 
+def test_a_finish_is_worth_what_the_others_lose_by_its_kind() -> None:
+    countdown = engine.default_options("classic")
+    assert [
+        engine.finish_worth("classic", countdown, k) for k in ("normal", "pairs", "colour")
+    ] == [
+        2,
+        4,
+        8,
+    ]
+    plus_minus = {**countdown, "scoring": "plus_minus"}
+    assert [
+        engine.finish_worth("classic", plus_minus, k) for k in ("normal", "pairs", "colour")
+    ] == [
+        1,
+        2,
+        1,
+    ]
+    assert engine.finish_worth("duz", engine.default_options("duz"), "normal") == 1
+
+
 def test_classic_ranks_the_highest_total_first_the_others_the_lowest() -> None:
     totals = [3, -1, 8, 3]
     assert engine.higher_is_better("classic")
