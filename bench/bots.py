@@ -26,7 +26,10 @@ is and once with its settings changed (a constant of ``games.engine.expert`` or
 ``games.engine.belief``, or ``OPEN_DISCARDS.field``), and prints both win shares and their paired
 difference with its 95% interval: the same deals make the difference far less noisy than two
 separate runs. The expert's wall-clock cap is lifted for both, so a loaded machine cannot change
-its moves (its work is then bounded by its counted budget alone).
+its moves (its work is then bounded by its counted budget alone). ``--try SEE_RACKS=1`` is a
+probe, not a setting: the hero's sampled worlds hold the other seats' real racks and only the
+pile order is guessed, so the difference is what a perfect reading of the rivals is worth to
+the expert's search.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, cast
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -55,13 +59,21 @@ PAIRINGS = ["greedy-random", "strong-greedy", "expert-greedy", "expert-strong"]
 
 Settings = tuple[tuple[str, float], ...]
 
+# --try SEE_RACKS=1: the hero's worlds hold the real racks (a probe; see the docstring).
+SEE_RACKS = "SEE_RACKS"
+_see_racks = [False]
+
 
 @contextlib.contextmanager
 def expert_settings(settings: Settings) -> Iterator[None]:
     """The expert's constants changed for the duration (``--try``), put back afterwards."""
     saved: list[tuple[object, str, object]] = []
+    seeing = _see_racks[0]
     try:
         for name, value in settings:
+            if name == SEE_RACKS:
+                _see_racks[0] = bool(value)
+                continue
             if name.startswith("OPEN_DISCARDS."):
                 saved.append((expert, "OPEN_DISCARDS", expert.OPEN_DISCARDS))
                 expert.OPEN_DISCARDS = dataclasses.replace(
@@ -75,8 +87,23 @@ def expert_settings(settings: Settings) -> Iterator[None]:
             setattr(module, name, type(getattr(module, name))(value))
         yield
     finally:
+        _see_racks[0] = seeing
         for owner, attribute, old in reversed(saved):
             setattr(owner, attribute, old)
+
+
+@contextlib.contextmanager
+def seeing_racks(hand: Hand) -> Iterator[None]:
+    """The expert's sampled worlds hold the other seats' real racks in ``hand``; only the pile
+    is shuffled (``--try SEE_RACKS=1``)."""
+
+    def sample(self: belief.Belief, rng: random.Random) -> belief.World:
+        pile = list(hand.pile)
+        rng.shuffle(pile)
+        return belief.World({s: list(hand.racks[s]) for s in self.others}, pile)
+
+    with mock.patch.object(belief.Belief, "sample", sample):
+        yield
 
 
 def parse_settings(pairs: list[str]) -> Settings:
@@ -98,7 +125,11 @@ def play_hand(
         seat = hand.turn
         view = hand.view(seat)
         start = time.perf_counter()
-        moves = choose_moves(view, levels[seat], rng, budget_ms)
+        if seat == hero and levels[seat] == "expert" and _see_racks[0]:
+            with seeing_racks(hand):
+                moves = choose_moves(view, levels[seat], rng, budget_ms)
+        else:
+            moves = choose_moves(view, levels[seat], rng, budget_ms)
         if seat == hero:
             times.append(time.perf_counter() - start)
         play_first(hand, seat, moves)

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import random
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
-from games.engine import belief, expert
+from games.engine import Hand, belief, expert
+from games.engine.belief import Belief
 
 BENCH = Path(__file__).resolve().parents[2] / "bench" / "bots.py"
 
@@ -50,3 +52,20 @@ def test_the_paired_difference_is_over_the_same_hands() -> None:
     diff, half = bench.paired([0.0, 1.0, 0.0, 1.0], [1.0, 1.0, 0.0, 1.0])
     assert diff == 0.25 and half > 0
     assert bench.paired([2.0, 4.0], [2.0, 4.0]) == (0.0, 0.0)
+
+
+def test_see_racks_gives_the_expert_worlds_with_the_real_racks() -> None:
+    bench = load_bench()
+    hand = Hand.from_seed("classic", "0" * 64)
+    view = hand.view(hand.turn)
+    others = [s for s in range(4) if s != hand.turn]
+    with bench.expert_settings(bench.parse_settings(["SEE_RACKS=1"])):
+        assert bench._see_racks[0]
+        with bench.seeing_racks(hand):
+            world = Belief(view).sample(random.Random(1))
+        assert world.racks == {s: hand.racks[s] for s in others}
+        assert sorted(world.pile) == sorted(hand.pile)
+    assert not bench._see_racks[0]
+    # Outside the probe the worlds are guesses again.
+    guess = Belief(view).sample(random.Random(1))
+    assert guess.racks != {s: hand.racks[s] for s in others}
