@@ -42,7 +42,7 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, cast
@@ -98,12 +98,17 @@ def seeing_racks(hand: Hand) -> Iterator[None]:
     is shuffled (``--try SEE_RACKS=1``)."""
 
     def sample(self: belief.Belief, rng: random.Random) -> belief.World:
-        pile = list(hand.pile)
-        rng.shuffle(pile)
-        return belief.World({s: list(hand.racks[s]) for s in self.others}, pile)
+        return racks_seen(hand, self.others, rng)
 
     with mock.patch.object(belief.Belief, "sample", sample):
         yield
+
+
+def racks_seen(hand: Hand, seats: Iterable[int], rng: random.Random) -> belief.World:
+    """A world with the real racks of ``seats`` and the real pile in a new order."""
+    pile = list(hand.pile)
+    rng.shuffle(pile)
+    return belief.World({s: list(hand.racks[s]) for s in seats}, pile)
 
 
 def parse_settings(pairs: list[str]) -> Settings:

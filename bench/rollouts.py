@@ -32,7 +32,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bots import Move, deal_seed, interval, play_first, play_hand  # noqa: E402
+from bots import Move, deal_seed, interval, play_first, play_hand, racks_seen  # noqa: E402
 
 from games.engine import Hand, deal  # noqa: E402
 from games.engine.belief import Belief, World  # noqa: E402
@@ -77,11 +77,7 @@ def hero_moves(
     if args.all_seeing:
         starts = [hand]
     elif args.see_racks:
-        starts = []
-        for _ in range(args.worlds):
-            pile = list(hand.pile)
-            rng.shuffle(pile)
-            starts.append(in_world(hand, World({}, pile)))
+        starts = [in_world(hand, racks_seen(hand, [], rng)) for _ in range(args.worlds)]
     else:
         belief = Belief(view)
         starts = [in_world(hand, belief.sample(rng)) for _ in range(args.worlds)]

@@ -167,6 +167,10 @@ class _Expert(ByPhase):
     def value(self, t: int) -> int:
         return number_of(self.okey if t == FAKE else t)
 
+    def colour(self, t: int) -> int:
+        """A tile's colour, a fake counting as the okey's (as in a colour finish)."""
+        return colour_of(self.okey if t == FAKE else t)
+
     def ally(self, seat: int) -> bool:
         return seat == self.seat or (
             self.team is not None and team_of(seat, self.view["options"]) == self.team
@@ -186,10 +190,14 @@ class _Expert(ByPhase):
             if pairs >= PAIRS_FROM:
                 out.append(("pairs", 7 - min(7, pairs)))
         if self.colour_ok:
-            for c in range(4):
-                steps = self.colour_steps(tiles14, c)
-                if steps is not None:
-                    out.append((f"colour{c}", steps))
+            # One pass to find the colours held often enough to be a plan (most racks: none).
+            wilds = sum(1 for t in tiles14 if t == self.okey)
+            held = Counter(self.colour(t) for t in tiles14 if t != self.okey)
+            for c in sorted(held):
+                if held[c] + wilds >= COLOUR_FROM:
+                    steps = self.colour_steps(tiles14, c)
+                    if steps is not None:
+                        out.append((f"colour{c}", steps))
         return out
 
     def colour_steps(self, tiles: Sequence[int], c: int) -> int | None:
@@ -197,9 +205,7 @@ class _Expert(ByPhase):
         that colour to be a plan). With ``j`` exchanges the rack gains ``j`` tiles of its choice
         (counted as wilds) and can throw away all but 14 of its colour ``c`` tiles and wilds."""
         wilds = sum(1 for t in tiles if t == self.okey)
-        mine = [
-            t for t in tiles if t != self.okey and colour_of(self.okey if t == FAKE else t) == c
-        ]
+        mine = [t for t in tiles if t != self.okey and self.colour(t) == c]
         held = len(mine) + wilds
         if held < COLOUR_FROM:
             return None
@@ -239,7 +245,7 @@ class _Expert(ByPhase):
                     score += k
                 continue
             if plan.startswith("colour"):
-                mine = u == self.okey or colour_of(self.okey if u == FAKE else u) == int(plan[-1])
+                mine = u == self.okey or self.colour(u) == int(plan[-1])
                 if mine and self.step_after(plan, rest + [u]) < steps:
                     score += k
                 continue
