@@ -161,15 +161,19 @@ class _Expert(ByPhase):
             self._worlds = [self.belief.sample(self.rng) for _ in range(WORLDS)]
         return self._worlds
 
+    def real(self, t: int) -> int:
+        """The tile ``t`` stands for: a fake okey is the okey's tile."""
+        return self.okey if t == FAKE else t
+
     def ident(self, t: int) -> int | None:
-        return None if t == self.okey else (self.okey if t == FAKE else t)
+        return None if t == self.okey else self.real(t)
 
     def value(self, t: int) -> int:
-        return number_of(self.okey if t == FAKE else t)
+        return number_of(self.real(t))
 
     def colour(self, t: int) -> int:
         """A tile's colour, a fake counting as the okey's (as in a colour finish)."""
-        return colour_of(self.okey if t == FAKE else t)
+        return colour_of(self.real(t))
 
     def ally(self, seat: int) -> bool:
         return seat == self.seat or (

@@ -41,22 +41,11 @@ def test_planned_hands_are_the_hands_option_where_it_ends_the_match() -> None:
 
 
 def test_a_finish_is_worth_what_the_others_lose_by_its_kind() -> None:
+    kinds = ("normal", "pairs", "colour")
     countdown = engine.default_options("classic")
-    assert [
-        engine.finish_worth("classic", countdown, k) for k in ("normal", "pairs", "colour")
-    ] == [
-        2,
-        4,
-        8,
-    ]
+    assert [engine.finish_worth("classic", countdown, k) for k in kinds] == [2, 4, 8]
     plus_minus = {**countdown, "scoring": "plus_minus"}
-    assert [
-        engine.finish_worth("classic", plus_minus, k) for k in ("normal", "pairs", "colour")
-    ] == [
-        1,
-        2,
-        1,
-    ]
+    assert [engine.finish_worth("classic", plus_minus, k) for k in kinds] == [1, 2, 1]
     assert engine.finish_worth("duz", engine.default_options("duz"), "normal") == 1
 
 
