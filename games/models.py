@@ -81,6 +81,11 @@ class Table(models.Model):
     chat_enabled = models.BooleanField(
         default=True, help_text=_("Players and spectators may chat at this table")
     )
+    # Formed by "Play now": people who want the same game sit here until it is full, or until
+    # ``fill_at``, when bots of ``fill_level`` take the seats still empty and the match starts.
+    quick = models.BooleanField(default=False)
+    fill_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    fill_level = models.CharField(max_length=10, blank=True)
     season = models.ForeignKey(
         "leagues.Season",
         null=True,
@@ -348,6 +353,28 @@ class Hand(models.Model):
     def public_view(self) -> dict[str, Any]:
         """What everyone may see: the engine's public view."""
         return self.engine_hand().public_view()
+
+
+class Abandonment(models.Model):
+    """A player left a match being played (a bot took their seat for the rest of it). In a
+    rated match they are placed last; several in a day make "Play now" wait
+    (``policy.check_quick_play``)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="abandonments"
+    )
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="abandonments")
+    position = models.PositiveSmallIntegerField()
+    at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["-at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "match"], name="one_abandonment_per_match"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} left match {self.match_id}"
 
 
 class Participant(models.Model):

@@ -1,9 +1,16 @@
 """Player ratings: OpenSkill's Plackett-Luce model, one ``Rating`` per player and variant.
 
 A match is rated once, from its final result (``leagues.results.outcome``: the sides are the
-2v2 teams, or the seats; equal places are ties), when it finishes. Bots are never rated; a
-match in which a bot held a seat is not rated at all, unless its table's season allows bots
-(``Season.allow_bots``): then its human players are rated by their places.
+2v2 teams, or the seats; equal places are ties), when it finishes. Which matches: a finished
+match with at least two people in it (players who left it count) is rated, for those people,
+at any table, in a season or not. Bots are never rated: the people are rated by their places
+among all the sides, a bot's side only leaves a gap. A match with fewer than two people (one
+person and three bots) is not rated, nor one whose people all played on one side (2v2 partners
+against two bots: nobody rated to compare them with), nor an abandoned one.
+
+Leaving costs last place: a player who left the match (``games.models.Abandonment``; a bot
+held their seat for the rest of it) is placed below every side, their 2v2 partner keeping the
+team's place (``results.outcome``); several who left share the last place.
 
 Exactly once: the ``RatedMatch`` row (one per match, unique) is inserted in the same
 transaction as the rating updates, after the ``Rating`` rows are locked; a second run finds
@@ -19,7 +26,7 @@ from openskill.models import PlackettLuce
 
 from games.models import Match
 from leagues import results
-from leagues.models import RatedMatch, Rating, RatingChange, Season
+from leagues.models import RatedMatch, Rating, RatingChange
 
 log = logging.getLogger(__name__)
 
@@ -35,11 +42,14 @@ def initial() -> tuple[float, float]:
     return float(MODEL.mu), float(MODEL.sigma)
 
 
-def rated_sides(out: results.Outcome | None, season: Season | None) -> list[results.Side] | None:
-    """The sides to rate (each with its human players), or None when the match is not rated."""
-    if out is None or out.conflict:
-        return None
-    if out.has_bot and not (season is not None and season.allow_bots):
+# The fewest people (players who left included) a match needs to be rated.
+MIN_PEOPLE = 2
+
+
+def rated_sides(out: results.Outcome | None) -> list[results.Side] | None:
+    """The sides to rate (each with its people, in its place among all the sides: bots' sides
+    are left out), or None when the match is not rated (see the module's docstring)."""
+    if out is None or out.conflict or len(out.users) < MIN_PEOPLE:
         return None
     sides = [s for s in out.sides if s.users]
     return sides if len(sides) >= 2 else None
@@ -58,12 +68,12 @@ def _already_rated(pk: int) -> bool:
 def _rate(pk: int) -> bool:
     if _already_rated(pk):
         return False
-    match = Match.objects.select_related("table__variant", "table__season").get(pk=pk)
+    match = Match.objects.select_related("table__variant").get(pk=pk)
     if match.status != Match.Status.FINISHED:
         return False
     variant = match.table.variant
     out = results.outcome(match, results.participants_of([pk]).get(pk, []), variant.key)
-    sides = rated_sides(out, match.table.season)
+    sides = rated_sides(out)
     if sides is None:
         RatedMatch.objects.create(match=match, rated=False)
         return False

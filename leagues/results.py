@@ -1,6 +1,8 @@
 """How a match came out, read from its ``Participant`` rows (who held each seat in each hand),
 never from today's seats: the sides (a 2v2 team, or a seat), who played each, whether a bot
-held a seat, and each side's place. Ratings and standings both read matches through here."""
+held a seat, and each side's place; and from its ``Abandonment`` rows, who left it (a player
+who left is split out of their side and placed last). Ratings and standings both read matches
+through here."""
 
 from __future__ import annotations
 
@@ -12,12 +14,13 @@ from typing import Any
 from django.db import IntegrityError, transaction
 
 from games import engine
-from games.models import Match, Participant
+from games.models import Abandonment, Match, Participant
 
 
 @dataclass
 class Side:
-    """A team in a 2v2 match (``Participant.team``), otherwise one seat."""
+    """A team in a 2v2 match (``Participant.team``), otherwise one seat; or one player who left
+    the match (``left``), split out of the side they played on."""
 
     key: int
     seats: list[int] = field(default_factory=list)
@@ -25,6 +28,7 @@ class Side:
     bot: bool = False  # a bot held one of its seats in some hand
     total: int = 0
     place: int = 1  # 1 is best; equal places are a tie
+    left: bool = False  # its one player left the match (an ``Abandonment``): placed last
 
 
 @dataclass
@@ -33,6 +37,7 @@ class Outcome:
     sides: list[Side]
     totals: list[int]
     seats_of: dict[int, list[int]] = field(default_factory=dict)  # user id -> seats held
+    left: list[int] = field(default_factory=list)  # user ids of the players who left it
 
     @property
     def has_bot(self) -> bool:
@@ -64,12 +69,19 @@ class Outcome:
 
 
 def participants_of(match_ids: Iterable[int]) -> dict[int, list[dict[str, Any]]]:
-    """The Participant rows of the matches' hands, by match id (one query)."""
+    """The Participant rows of the matches' hands, by match id (two queries: the rows, and
+    the matches' ``Abandonment`` rows). Each row's ``left`` says whether its player left the
+    match (on every row of theirs, the hands before they left too)."""
+    ids = list(match_ids)
     out: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    rows = Participant.objects.filter(hand__match_id__in=list(match_ids)).values(
+    if not ids:
+        return out
+    left = set(Abandonment.objects.filter(match_id__in=ids).values_list("match_id", "user_id"))
+    rows = Participant.objects.filter(hand__match_id__in=ids).values(
         "hand__match_id", "position", "user_id", "bot_level", "team"
     )
     for row in rows:
+        row["left"] = (row["hand__match_id"], row["user_id"]) in left
         out[row["hand__match_id"]].append(row)
     return out
 
@@ -81,6 +93,13 @@ def outcome(match: Match, participants: list[dict[str, Any]], variant_key: str) 
     by their totals (summed over a team's seats), equal totals tying. A finished match without
     winners (a draw) puts every side first. An abandoned match has no winners: its sides are
     placed by their totals as they stood when it was stopped.
+
+    Leaving counts as last place: a player who left the match (a row's ``left``, from an
+    ``Abandonment``) is taken out of their side into a side of their own (``Side.left``, the
+    seats they held, their totals) placed below every other side; several who left share that
+    last place, whatever their totals. The side they left (their seat, now a bot's; or their
+    2v2 team, with their partner) keeps its seats and its place by the match's result. A
+    match in which a player sat on two sides (``Outcome.conflict``) is left as it is.
     """
     if not participants:
         return None
@@ -99,6 +118,10 @@ def outcome(match: Match, participants: list[dict[str, Any]], variant_key: str) 
                 side.users.append(row["user_id"])
             if p not in seats_of[row["user_id"]]:
                 seats_of[row["user_id"]].append(p)
+    left = sorted(
+        {r["user_id"] for r in participants if r.get("left") and r["user_id"] is not None},
+        key=lambda u: (seats_of[u], u),
+    )
     totals = [int(t) for t in match.totals]
     ordered = [sides[k] for k in sorted(sides)]
     for side in ordered:
@@ -123,7 +146,28 @@ def outcome(match: Match, participants: list[dict[str, Any]], variant_key: str) 
             side.place = 1
         for side in rest:
             side.place = len(first) + 1 + sum(1 for o in rest if better(o, side))
-    return Outcome(match_id=match.pk, sides=ordered, totals=totals, seats_of=dict(seats_of))
+    out = Outcome(match_id=match.pk, sides=ordered, totals=totals, seats_of=dict(seats_of))
+    if left and not out.conflict:
+        out.sides = ordered + _split_out(ordered, left, seats_of, totals)
+        out.left = left
+    return out
+
+
+def _split_out(
+    sides: list[Side], left: list[int], seats_of: dict[int, list[int]], totals: list[int]
+) -> list[Side]:
+    """Take the players who left out of ``sides``; their own sides, sharing the last place."""
+    last = len(sides) + 1
+    key = max(s.key for s in sides) + 1
+    own = []
+    for n, user_id in enumerate(left):
+        next(s for s in sides if user_id in s.users).users.remove(user_id)
+        seats = list(seats_of[user_id])
+        total = sum(totals[p] for p in seats if p < len(totals))
+        own.append(
+            Side(key=key + n, seats=seats, users=[user_id], total=total, place=last, left=True)
+        )
+    return own
 
 
 def once_per_match(step: Callable[[int], bool], match: Match | int) -> bool:

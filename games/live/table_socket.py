@@ -80,6 +80,10 @@ class Rack:
         return self._html
 
 
+# What replaces a rack on the page once its seat is no longer the viewer's.
+EMPTY_RACK = '<div id="rack-area" class="rack-area" hx-swap-oob="true" data-hand=""></div>'
+
+
 def language_of(scope: dict[str, Any]) -> str:
     """The viewer's language: the signed-in player's own (the session's, see
     accounts.language), else the language cookie the site sets, else the browser's choice."""
@@ -121,6 +125,8 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     latest_change: dict[str, Any] | None = None
     changes = 0
     read_next = False  # a change merged into the next frame needs a read (see _changed)
+    # The viewer's seat (id, position) in the table last read for a frame (see _follow_seat).
+    seen_seat: tuple[int | None, int | None] = (None, None)
 
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
@@ -292,7 +298,8 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
                 )
                 user = self.scope.get("user")
                 policy.check_see(state.table, state.seats, user, self.invite)
-                position = self._position(state)
+                self.seen_seat = self._seat_in(state)
+                position = self.seen_seat[1]
                 view = (position, self.language, self.invite)
                 live, rack, rack_key = await state_cache.once(
                     ("view", self.table_id, change, *view), lambda: self._render_read(state)
@@ -306,10 +313,41 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
             # The table (or its hand) was deleted, or this viewer may no longer see it.
             await self.close(code=4404)
             return
+        await self._follow_seat()
         if rack is not None and rack_key != self.sent_rack:
             self.sent_rack = rack_key
             live += rack.html()
+        elif rack is None and self.sent_rack is not None:
+            # The seat was given up (or handed to a bot): its rack leaves the page.
+            self.sent_rack = None
+            live += EMPTY_RACK
         await self.send(text_data=live)
+
+    async def _follow_seat(self) -> None:
+        """The viewer sat down, stood up or left since this socket last looked (the frame
+        just made says which seat they hold): the socket becomes that seat's, or a
+        spectator's, at once, so a page never needs a reload to play or to stop playing.
+        The presence rows follow: "here" at the seat, or one more watching."""
+        seat_id, position = self.seen_seat
+        if seat_id == self.seat_id:
+            self.position = position
+            return
+        was = self.seat_id
+        # Set before any await: a frame made meanwhile finds the switch done.
+        self.seat_id, self.position = seat_id, position
+        channel, user = self.channel_name, self.scope["user"]
+        if was is None:
+            server_tasks.socket_closed("watch", channel)
+            await database_sync_to_async(actions.watcher_closed)(channel)
+        else:
+            server_tasks.socket_closed("table", channel)
+            await database_sync_to_async(actions.socket_closed)(channel)
+        if seat_id is not None:
+            await database_sync_to_async(actions.socket_opened)(seat_id, user, channel)
+            server_tasks.socket_opened("table", channel)
+        else:
+            await database_sync_to_async(actions.watcher_opened)(self.table_id, user, channel)
+            server_tasks.socket_opened("watch", channel)
 
     async def _state_of_change(self, event: dict[str, Any]) -> reads.TableState:
         """The table after the change ``event`` tells of. A move (``hand.moved`` with its
@@ -354,10 +392,12 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         for the GIL (up to the 5 ms switch interval while another thread renders)."""
         return self._render(state)
 
-    def _position(self, state: reads.TableState) -> int | None:
-        """The viewer's seat at the table as ``state`` has it (None: a spectator)."""
+    def _seat_in(self, state: reads.TableState) -> tuple[int | None, int | None]:
+        """The viewer's seat at the table as ``state`` has it: its id and position (None,
+        None: a spectator)."""
         uid = reads.viewer_id(self.scope.get("user"))
-        return next((s.position for s in state.seats if uid and s.user_id == uid), None)
+        seat = next((s for s in state.seats if uid and s.user_id == uid), None)
+        return (seat.pk, seat.position) if seat is not None else (None, None)
 
     def _render(self, state: reads.TableState | None) -> tuple[str, Rack | None, Any]:
         """The live fragment and, for a seat, its rack fragment (rendered when first sent)
@@ -366,7 +406,8 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         user = self.scope.get("user")
         if state is None:
             state = reads.table_state(self.table_id)
-        position = self._position(state)
+            self.seen_seat = self._seat_in(state)
+        position = self._seat_in(state)[1]
         with translation.override(self.language):
             context = reads.table_context(self.table_id, user, self.invite, state=state)
             live = render_to_string("games/table.html#live", context)

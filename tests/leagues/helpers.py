@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from games import actions
 from games.catalog import ensure_variants
-from games.models import Hand, Match, Participant, Table, Variant
+from games.models import Abandonment, Hand, Match, Participant, Table, Variant
 from leagues.models import League, Season, SeasonMember
 from tests.users import make_user
 
@@ -95,3 +95,15 @@ def finished_match(
             ]
         )
     return match
+
+
+def leave(match: Match, user: Any, from_hand: int) -> Abandonment:
+    """``user`` left ``match`` during hand ``from_hand - 1``: a bot holds their seat in the
+    hands from ``from_hand`` on (as the services leave it), and an ``Abandonment`` says so."""
+    position = Participant.objects.filter(hand__match=match, user=user).values_list(
+        "position", flat=True
+    )[0]
+    Participant.objects.filter(
+        hand__match=match, hand__number__gte=from_hand, position=position
+    ).update(user=None, bot_level="greedy")
+    return Abandonment.objects.create(user=user, match=match, position=position, at=timezone.now())

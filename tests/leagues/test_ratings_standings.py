@@ -180,20 +180,22 @@ def test_two_workers_racing_rate_a_match_once(
 
 def test_bots_are_never_rated_and_their_matches_count_only_where_the_season_allows() -> None:
     a, b, c = users("a", "b", "c")
+    model = PlackettLuce()
     strict = season(members=[a, b, c])
     m = finished_match(table(season=strict), [a, b, c, BOT], [10, 20, 30, 5], [3])
     hooks.match_over(m.pk)
-    assert not Rating.objects.exists()
-    assert RatedMatch.objects.get(match=m).rated is False
+    # Rated for its three people by their places among all the sides (the bot was 1st)...
+    want = model.rate([[model.rating()] for _ in range(3)], ranks=[2, 3, 4])
+    got = [Rating.objects.get(user=u) for u in (a, b, c)]
+    assert [r.mu for r in got] == pytest.approx([w[0].mu for w in want])
+    assert RatedMatch.objects.get(match=m).rated is True
+    assert RatingChange.objects.filter(match=m).count() == 3  # nothing for the bot
+    # ...but not counted in a season that does not allow bots.
     assert [row[2] for row in stored(strict)] == [0, 0, 0]  # nobody played a counted match
 
     relaxed = season(name="Relaxed", members=[a, b, c], allow_bots=True)
     m2 = finished_match(table(season=relaxed), [a, b, BOT, c], [10, 20, 5, 30], [2])
     hooks.match_over(m2.pk)
-    model = PlackettLuce()
-    want = model.rate([[model.rating()] for _ in range(3)], ranks=[2, 3, 4])  # the bot was 1st
-    got = [Rating.objects.get(user=u) for u in (a, b, c)]
-    assert [r.mu for r in got] == pytest.approx([w[0].mu for w in want])
     assert RatingChange.objects.filter(match=m2).count() == 3
     assert [(row[0], row[2], row[7]) for row in stored(relaxed)] == [
         (a.pk, 1, "L"),
@@ -355,7 +357,7 @@ def test_a_match_that_finishes_through_the_services_is_looked_at_once(
         play_match_with_bots(match, random.Random(7))
     match.refresh_from_db()
     assert match.status == Match.Status.FINISHED
-    # Only bots played: looked at once, not rated (bots never are), nothing to count.
+    # Only bots played: looked at once, not rated (nobody to rate), nothing to count.
     assert RatedMatch.objects.get(match=match).rated is False
     assert not Rating.objects.exists() and not Standing.objects.exists()
 
