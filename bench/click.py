@@ -9,8 +9,8 @@ The set-up is the one `make run` serves, in a throwaway environment: a temporary
 daphne. The script starts ``python -m daphne okeysite.asgi:application`` on a free port of
 127.0.0.1, with bots that answer after ``BOT_DELAY_SECONDS`` = 0.05 s and a scoreboard pause long
 enough that only the "ready" button deals the next hand. It creates a user, signs a Chromium
-context in (a session cookie from ``django.test.Client.force_login``), presses "Play now" for
-Düz Okey on ``/`` and plays ``--turns`` of the player's turns against the three bots:
+context in (a session cookie from ``django.test.Client.force_login``), presses "Practice with
+bots" for Düz Okey on ``/`` and plays ``--turns`` of the player's turns against the three bots:
 
 - **draw**: click the pile (``#table-live [data-action="draw"]``), and time until ``#rack-area``
   holds one tile more;
@@ -308,7 +308,7 @@ def report(results: list[dict[str, Any]], refused: Counter[str]) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--turns", type=int, default=100, help="the player's turns (100)")
-    parser.add_argument("--variant", default="duz", help="the Play now button pressed (duz)")
+    parser.add_argument("--variant", default="duz", help="the Practice button pressed (duz)")
     parser.add_argument("--headed", action="store_true", help="show the browser window")
     parser.add_argument("--bot-delay", type=float, default=0.05, help="BOT_DELAY_SECONDS (0.05)")
     parser.add_argument(
@@ -345,7 +345,7 @@ def main() -> int:
             errors: list[str] = []
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.goto(f"{url}/")
-            page.locator(f'[data-action="play-now"][data-variant="{args.variant}"]').click()
+            page.locator(f'[data-action="practice"][data-variant="{args.variant}"]').click()
             page.wait_for_url("**/tables/*/", timeout=TIMEOUT_MS)
             page.wait_for_function("() => window.__bench.socketOpen === true", timeout=TIMEOUT_MS)
             results, refused = play(page, args.turns)

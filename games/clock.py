@@ -2,7 +2,8 @@
 
 ``tick()`` is one pass, and what the ``run_clock`` worker runs in a loop:
 
-1. mark players away who are gone (no fresh socket for the grace period), and deal the next
+1. mark players away who are gone (no fresh socket for the grace period), seat bots at the
+   tables "Play now" formed whose wait is over (their matches start), and deal the next
    hand of each match whose between-hands pause is over;
 2. pick the hands that are due, in SQL: a deadline passed, a claimed timeout not yet played,
    or a bot (or an away player's stand-in) on turn whose thinking delay is over. Only ids
@@ -30,7 +31,7 @@ from django.utils import timezone
 
 from games import actions, policy
 from games.engine.bots import DEFAULT_BUDGET_MS, choose_moves
-from games.models import Hand, Match, Seat
+from games.models import Hand, Match, Seat, Table
 
 log = logging.getLogger(__name__)
 
@@ -74,8 +75,9 @@ def paused() -> bool:
 def tick(
     *, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None, think_ms: float = 0.0
 ) -> int:
-    """One pass: mark gone players away, then play every turn that is due (``think_ms``: what
-    a searching bot may spend on a decision, see :func:`due_hands`). Returns moves played."""
+    """One pass: mark gone players away, fill the forming tables that are due, deal the next
+    hands, then play every turn that is due (``think_ms``: what a searching bot may spend on
+    a decision, see :func:`due_hands`). Returns moves played."""
     if paused():
         return 0
     now = now or timezone.now()
@@ -84,6 +86,15 @@ def tick(
     except Exception:
         log.exception("marking gone players away failed")
     played = 0
+    for table_id in (
+        Table.objects.filter(quick=True, status=Table.Status.OPEN, fill_at__lte=now)
+        .order_by("fill_at", "pk")
+        .values_list("pk", flat=True)[:BATCH]
+    ):
+        try:
+            actions.fill_with_bots(table_id, now)
+        except Exception:
+            log.exception("the clock could not seat the bots of table %s", table_id)
     for match_id in Match.objects.filter(
         status=Match.Status.PLAYING, next_hand_at__lte=now
     ).values_list("pk", flat=True)[:BATCH]:

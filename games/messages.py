@@ -7,10 +7,11 @@ the engine's English message.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
 
 from games.engine.errors import ALL_ERRORS
 
@@ -82,6 +83,12 @@ REFUSALS: dict[str, Any] = {
     "chat_mute_self": gettext_lazy("You cannot mute yourself."),
     "bad_chat": gettext_lazy("That message is not understood."),
     "season_options": gettext_lazy("This table's options are not the season's table options."),
+    # "Play now" (games.actions.quick_play); the cooldown's time left: refusal_words.
+    "leave_cooldown": gettext_lazy(
+        "You left too many matches lately: Play now is closed to you for a while. "
+        "Finishing a match opens it again."
+    ),
+    "not_forming": gettext_lazy("This table is no longer waiting for players."),
     # Any socket (games.live.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
     "unavailable": gettext_lazy(
@@ -199,3 +206,17 @@ PENALTY_REASONS: dict[str, Any] = {
 
 def penalty_reason(reason: str) -> str:
     return str(PENALTY_REASONS.get(reason, reason.replace("_", " ")))
+
+
+def refusal_words(code: str, fallback: str = "", detail: str | None = None) -> str:
+    """:func:`refusal`, with what a refusal's detail adds: the minutes a cooldown has left."""
+    if code == "leave_cooldown" and detail and detail.isdigit():
+        minutes = max(1, math.ceil(int(detail) / 60))
+        return ngettext(
+            "You left too many matches lately: Play now is closed to you for %(n)s more "
+            "minute. Finishing a match (practice with bots counts) opens it again.",
+            "You left too many matches lately: Play now is closed to you for %(n)s more "
+            "minutes. Finishing a match (practice with bots counts) opens it again.",
+            minutes,
+        ) % {"n": minutes}
+    return refusal(code, fallback)

@@ -146,6 +146,9 @@ class Seat(models.Model):
     # While a socket is open, its Presence row says so; the away rule counts from this time.
     last_seen = models.DateTimeField(null=True, blank=True)
     timeouts_in_a_row = models.PositiveSmallIntegerField(default=0)
+    # The bot here plays for a player who left the match: a person may take the seat
+    # between hands.
+    stand_in = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["table", "position"]

@@ -12,8 +12,10 @@ trusted server code passes it; a request always passes its user.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 from games.errors import GameError, NotAllowed
@@ -141,11 +143,14 @@ def check_sit(
     position: int | None,
     invite: str | None,
     live_elsewhere: int | None = None,
+    vacated: Iterable[int] = (),
 ) -> Seat:
     """The seat ``user`` may take (their own seat again, or a free one). Returns it.
 
     ``live_elsewhere`` is the id of another live table where the user holds a seat (the
-    service looks it up under the user's row lock): see :func:`check_one_live_table`."""
+    service looks it up under the user's row lock): see :func:`check_one_live_table`.
+    ``vacated``: during a match, the seats a person may take now: seats whose player left
+    the match (a bot plays them meanwhile), while the match is between hands."""
     mine = _seat_of(seats, user)
     if mine is not None:
         return mine  # coming back to your own seat is always allowed
@@ -154,12 +159,17 @@ def check_sit(
         raise NotAllowed("sign_in", "sign in to take a seat")
     if table.status == Table.Status.FINISHED:
         raise GameError("table_finished", "this table has finished")
-    if table.status == Table.Status.PLAYING:
+    vacated = set(vacated)
+    if table.status == Table.Status.PLAYING and not vacated:
         raise GameError("match_in_progress", "a match is being played at this table")
     check_one_live_table(user, live_elsewhere)
     if position is not None and not any(s.position == position for s in seats):
         raise GameError("bad_seat", f"no seat {position} at this table")
-    free = [s for s in seats if s.is_empty and (position is None or s.position == position)]
+    if table.status == Table.Status.PLAYING:
+        free = [s for s in seats if s.position in vacated and not s.user_id]
+    else:
+        free = [s for s in seats if s.is_empty]
+    free = [s for s in free if position is None or s.position == position]
     if not free:
         raise GameError("seat_taken", "that seat is not free")
     return free[0]
@@ -197,8 +207,14 @@ def check_stand(table: Table, seats: list[Seat], user: Any) -> Seat:
     return mine
 
 
+def check_leave(table: Table, seats: list[Seat], user: Any) -> Seat:
+    """A player may leave their seat at any time: before a match it is freed, during one a
+    bot takes it over (the actions decide which). Returns the seat."""
+    return check_stand(table, seats, user)
+
+
 def _check_host_before_match(table: Table, seats: list[Seat], user: Any, what: str) -> None:
-    if not may_manage(table, seats, user):
+    if not may_host(table, seats, user):
         raise NotAllowed("not_host", f"only the table's host may {what}")
     if table.status != Table.Status.OPEN:
         raise GameError("match_in_progress", "bots are seated and removed before the match")
@@ -235,7 +251,7 @@ def _seat_at(seats: list[Seat], position: int) -> Seat:
 
 def check_start(table: Table, seats: list[Seat], user: Any, match_in_progress: bool) -> None:
     """The host starts a match at an open table whose every seat is filled."""
-    if not may_manage(table, seats, user):
+    if not may_host(table, seats, user):
         raise NotAllowed("not_host", "only the table's host may start the match")
     if match_in_progress or table.status == Table.Status.PLAYING:
         raise GameError("match_in_progress", "a match is being played at this table")
@@ -371,3 +387,65 @@ def check_mute(
         raise GameError("bad_chat", "say whom to mute")
     if muted_id == _user_id(user):
         raise GameError("chat_mute_self", "you cannot mute yourself")
+
+
+# ----------------------------------------------------------------------------- quick play
+# "Play now" seats people together; a player who left LEAVE_LIMIT matches in LEAVE_WINDOW,
+# and finished none since the latest, waits LEAVE_COOLDOWN after it before being seated.
+LEAVE_LIMIT: Final = 3
+LEAVE_WINDOW: Final = timedelta(hours=24)
+LEAVE_COOLDOWN: Final = timedelta(minutes=10)
+
+
+def check_quick_play(
+    user: Any, abandoned: Iterable[datetime], last_finished: datetime | None, now: datetime
+) -> None:
+    """May ``user`` be seated by "Play now"? ``abandoned``: when they left matches being
+    played (their ``Abandonment`` rows; older ones than ``LEAVE_WINDOW`` do not count),
+    ``last_finished``: when a match they played to its end last finished (or None).
+    Refused (``leave_cooldown``, with the seconds left as its detail) while the cooldown
+    after a run of leaves lasts; finishing a match after the latest leave lifts it."""
+    if _user_id(user) is None:
+        raise NotAllowed("sign_in", "sign in to play")
+    recent = [at for at in abandoned if at > now - LEAVE_WINDOW]
+    if len(recent) < LEAVE_LIMIT:
+        return
+    latest = max(recent)
+    if last_finished is not None and last_finished > latest:
+        return
+    left = latest + LEAVE_COOLDOWN - now
+    if left > timedelta(0):
+        seconds = math.ceil(left.total_seconds())
+        raise GameError(
+            "leave_cooldown",
+            f"you left {len(recent)} matches lately: Play now seats you again in {seconds} s",
+            str(seconds),
+        )
+
+
+def forming(table: Table) -> bool:
+    """A table "Play now" formed that still waits for people (no match yet)."""
+    return table.quick and table.status == Table.Status.OPEN
+
+
+def due_to_fill(table: Table, now: datetime) -> bool:
+    """Bots take a forming table's empty seats once its wait is over."""
+    return forming(table) and table.fill_at is not None and table.fill_at <= now
+
+
+def check_start_with_bots(table: Table, seats: list[Seat], user: Any) -> None:
+    """A person seated at a forming table may stop waiting: bots take the empty seats and the
+    match starts (the clock does the same, as ``SYSTEM``, once the wait is over). Nobody hosts
+    such a table, so this is the only way to start it early."""
+    if user is not SYSTEM and _seat_of(seats, user) is None:
+        raise NotAllowed("not_seated", "only a player at this table may start it")
+    if not forming(table):
+        raise GameError("not_forming", "this table is not waiting for players")
+
+
+def may_host(table: Table, seats: Iterable[Seat], user: Any) -> bool:
+    """:func:`may_manage`, but that a table "Play now" formed has no host: its people came
+    to play, not to seat bots for the others or start without them (staff still may)."""
+    if table.quick and not _is_staff(user):
+        return False
+    return may_manage(table, seats, user)

@@ -266,6 +266,9 @@ else:
 # Seconds the end-of-hand scoreboard shows before the next hand is dealt (every player
 # pressing "ready" deals it sooner).
 NEXT_HAND_PAUSE_SECONDS = env.int("NEXT_HAND_PAUSE_SECONDS", default=8)
+# Seconds a table formed by "Play now" waits for more people before bots take its empty
+# seats and the match starts.
+QUICK_PLAY_WAIT_SECONDS = env.int("QUICK_PLAY_WAIT_SECONDS", default=15)
 
 # The clock (games.clock: bots, move timers, away seats, the next hand). Without Redis the
 # in-memory channel layer reaches only the server's own sockets, so the clock runs inside the

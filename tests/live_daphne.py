@@ -137,6 +137,8 @@ class DaphneServer:
             CLOCK_PAUSE_FILE=str(self.clock_pause_file),
             # The scoreboard stays up between hands until the players press "ready".
             NEXT_HAND_PAUSE_SECONDS="120",
+            # A table formed by "Play now" gets its bots soon (the journeys wait for them).
+            QUICK_PLAY_WAIT_SECONDS="3",
             # Tests that leave seats without a page open must not see a bot take them over.
             AWAY_GRACE_SECONDS="300",
         )

@@ -6,7 +6,10 @@ send the change to the sockets only after the commit (``events``). Pages, socket
 and the clock call these functions and nothing else.
 
 - ``tables``: open a table, change its settings, a new invite, hide the hand from spectators;
-- ``seats``: sit, stand, bots, staff removing a player, "New table" and "Play now";
+- ``seats``: sit, stand, leave, "I'm back", bots, staff removing a player, "New table" and
+  "Play now";
+- ``quick_play``: "Play now" seats people together; bots fill a forming table's empty seats;
+- ``requests``: a client's message to a table (``games.protocol``) carried out;
 - ``matches``: start, deal, close a hand and its match, the next hand, end a match;
 - ``moves``: a seat's move and its rack's arrangement;
 - ``leases``: what the clock writes (a hand leased to one worker, a timed-out turn claimed);
@@ -38,11 +41,15 @@ from games.actions.presence import (
     watcher_closed,
     watcher_opened,
 )
+from games.actions.quick_play import fill_with_bots, quick_play, start_with_bots
+from games.actions.requests import Sender, perform
 from games.actions.seats import (
     PLAY_NOW_LEVEL,
     PLAY_NOW_LEVELS,
     add_bot,
+    come_back,
     leave,
+    leave_table,
     open_table,
     play_now,
     remove_bot,
@@ -70,6 +77,7 @@ __all__ = [
     "PLAY_NOW_LEVEL",
     "PLAY_NOW_LEVELS",
     "SYSTEM",
+    "Sender",
     "GameError",
     "NotAllowed",
     "Played",
@@ -78,20 +86,25 @@ __all__ = [
     "arrange",
     "check_table_settings",
     "claim_timeout",
+    "come_back",
     "create_table",
     "deal_next_hand",
     "delete_chat_message",
     "end_match",
+    "fill_with_bots",
     "hide_from_spectators",
     "leave",
+    "leave_table",
     "lobby_socket_closed",
     "lobby_socket_opened",
     "mark_gone_players_away",
     "mute_chat",
     "name_changed",
     "open_table",
+    "perform",
     "play",
     "play_now",
+    "quick_play",
     "ready",
     "rematch",
     "release_lease",
@@ -106,6 +119,7 @@ __all__ = [
     "sockets_alive",
     "stand",
     "start_match",
+    "start_with_bots",
     "submit",
     "table_group",
     "take_lease",

@@ -15,10 +15,11 @@ from django.utils import timezone
 
 from games import policy
 from games.actions import events
-from games.actions.matches import start_match
+from games.actions.matches import end_match, start_match
 from games.actions.tables import create_table, locked_table, visibility_changed
 from games.errors import GameError
 from games.models import (
+    Abandonment,
     Hand,
     Match,
     Participant,
@@ -42,7 +43,8 @@ def sit(
         t, seats = locked_table(table)
         lock_user(user)  # one live table per player: two sits by one user run one at a time
         elsewhere = None if t.other_tables else live_elsewhere(user, t.pk)
-        seat = policy.check_sit(t, seats, user, position, invite, elsewhere)
+        vacated = vacated_seats(t, seats)
+        seat = policy.check_sit(t, seats, user, position, invite, elsewhere, vacated)
         if seat.user_id == user.pk:
             if seat.away:
                 seat.away = False
@@ -51,14 +53,40 @@ def sit(
                 seat.save(update_fields=["away", "timeouts_in_a_row", "last_seen"])
             return seat
         seat.user = user  # type: ignore[assignment]
-        # A new occupant starts fresh: nothing of the previous holder's presence carries over.
+        # A new occupant starts fresh: nothing of the previous holder's presence carries over
+        # (nor the bot that played a vacated seat: the person plays it from the next hand).
+        seat.bot_level = ""
+        seat.stand_in = False
         seat.away = False
         seat.timeouts_in_a_row = 0
         seat.last_seen = timezone.now()
-        seat.save(update_fields=["user", "away", "timeouts_in_a_row", "last_seen"])
+        seat.save(
+            update_fields=[
+                "user",
+                "bot_level",
+                "stand_in",
+                "away",
+                "timeouts_in_a_row",
+                "last_seen",
+            ]
+        )
         _auto_start(t, seats)
     events.to_table(events.table_changed(t.id))
     return seat
+
+
+def vacated_seats(t: Table, seats: list[Seat]) -> set[int]:
+    """The seats of a match being played that a person may take now: their player left the
+    match (a bot plays them meanwhile) and the match is between hands, so the newcomer starts
+    with a fresh deal."""
+    if t.status != Table.Status.PLAYING:
+        return set()
+    if not any(s.stand_in for s in seats):
+        return set()
+    match = Match.objects.filter(table=t, status=Match.Status.PLAYING).first()
+    if match is None or match.next_hand_at is None:
+        return set()
+    return {s.position for s in seats if s.stand_in and not s.user_id}
 
 
 def lock_user(user: Any) -> None:
@@ -109,7 +137,8 @@ def remove_bot(table: Table | int, position: int, *, by: Any) -> Seat:
         t, seats = locked_table(table)
         seat = policy.check_remove_bot(t, seats, by, position)
         seat.bot_level = ""
-        seat.save(update_fields=["bot_level"])
+        seat.stand_in = False
+        seat.save(update_fields=["bot_level", "stand_in"])
     events.to_table(events.table_changed(t.id))
     return seat
 
@@ -125,6 +154,61 @@ def stand(table: Table | int, user: AbstractBaseUser) -> None:
         else:
             _free(seat)
     events.to_table(events.table_changed(t.id))
+
+
+def leave_table(table: Table | int, user: AbstractBaseUser) -> Seat:
+    """Leave the table for good. Before a match (or after one) the seat is freed. During a
+    match a bot takes the seat for the rest of it: the leaver is free to sit elsewhere at
+    once, the hand being played shows them no further than here, and the match records
+    that they left (``Abandonment``: last place in a rated match, and "Play now" waits for
+    one who leaves often). A match that no person is left in is ended."""
+    table_id = table.pk if isinstance(table, Table) else table
+    with transaction.atomic():
+        visibility_changed(table_id)
+        t, seats = locked_table(table_id)
+        seat = policy.check_leave(t, seats, user)
+        match = None
+        if t.status == Table.Status.PLAYING:
+            match = Match.objects.filter(table=t, status=Match.Status.PLAYING).first()
+        if match is None:
+            _free(seat)
+        else:
+            now = timezone.now()
+            Abandonment.objects.get_or_create(
+                user_id=seat.user_id, match=match, defaults={"position": seat.position, "at": now}
+            )
+            for hand in Hand.objects.filter(match=match, status=Hand.Status.PLAYING):
+                Participant.objects.filter(
+                    hand=hand, position=seat.position, user_id=seat.user_id, left_at=None
+                ).update(left_at=hand.version)
+            _free(seat)
+            seat.bot_level = t.fill_level or policy.STAND_IN_LEVEL
+            seat.stand_in = True
+            seat.save(update_fields=["bot_level", "stand_in"])
+            if not any(s.user_id for s in seats if s.pk != seat.pk):
+                end_match(match, by=policy.SYSTEM, reason="every player left")
+                # Nobody is left to play at this table again: off the lobby.
+                Table.objects.filter(pk=t.pk).update(status=Table.Status.FINISHED)
+                events.to_lobby()
+    events.to_table(events.table_changed(t.id))
+    return seat
+
+
+def come_back(table: Table | int, user: AbstractBaseUser) -> Seat:
+    """ "I'm back": a player whose seat a bot was playing (they timed out, or lost the
+    connection) plays it again."""
+    table_id = table.pk if isinstance(table, Table) else table
+    with transaction.atomic():
+        t, seats = locked_table(table_id)
+        seat = policy.check_stand(t, seats, user)
+        if not (seat.away or seat.timeouts_in_a_row):
+            return seat
+        seat.away = False
+        seat.timeouts_in_a_row = 0
+        seat.last_seen = timezone.now()
+        seat.save(update_fields=["away", "timeouts_in_a_row", "last_seen"])
+    events.to_table(events.table_changed(t.id))
+    return seat
 
 
 leave = stand
@@ -162,7 +246,8 @@ def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEV
                 ).update(left_at=hand.version)
             _free(s)
             s.bot_level = level
-            s.save(update_fields=["bot_level"])
+            s.stand_in = True  # a person may take the seat between hands
+            s.save(update_fields=["bot_level", "stand_in"])
         else:
             _free(s)
     events.to_table(events.table_changed(t.id))

@@ -9,14 +9,11 @@ viewer, in their language. A seat's two fragments come from one read of the tabl
 rack always matches the board sent with it; the spectators' fragment is rendered once per
 table state and language in a process, however many spectators watch.
 
-Messages in are JSON: ``{"type": "move", "hand": id, "move": {...}, "expected_version": n,
-"client_move_id": "..."}``, ``{"type": "arrange", "hand": id, "layout": [...]}``,
-``{"type": "ready"}``, ``{"type": "rematch"}``, ``{"type": "hide"}`` (hide the hand from
-spectators) and ``{"type": "refresh"}``; for the chat, ``{"type": "chat", "text": ...}`` (or
-``"canned": key``) and ``{"type": "mute"|"unmute", "user": id}`` (``actions.send_chat``,
-``mute_chat``, ``unmute_chat``; lines go to ``#chat-lines``, outside ``#table-live``).
-Every move goes through ``actions.submit`` (and so ``actions.play``); the group broadcast
-after commit updates everyone, the mover included.
+Messages in are JSON, each declared once in ``games.protocol`` (moves, the rack's
+arrangement, ready, rematch, hide, sit, leave, "I'm back", the chat's lines and mutes, and
+``refresh``) and carried out by ``actions.perform``, exactly as the HTTP fallbacks do; chat
+lines go to ``#chat-lines``, outside ``#table-live``. The group broadcast after commit updates
+everyone, the mover included.
 
 The socket never polls the database: it renders when a group message says something changed
 (every writer publishes after commit, the clock included: see ``server_tasks``). A client that
@@ -43,7 +40,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from accounts.language import of_session
-from games import actions, chat, messages, policy, reads
+from games import actions, chat, messages, policy, protocol, reads
 from games.actions import events
 from games.errors import GameError, NotAllowed
 from games.live import loop_reads, server_tasks, state_cache
@@ -183,94 +180,39 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------ messages in
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        """Every message is read through ``games.protocol`` and carried out by
+        ``actions.perform``, as the HTTP fallbacks do; a refusal goes to this socket alone."""
         try:
             data = json.loads(text_data or "")
         except (ValueError, RecursionError):  # not JSON, or nested too deep to read
             data = None
-        if not isinstance(data, dict):
-            await self._refuse("bad_move", "a message is a JSON object with a 'type'")
+        try:
+            message = protocol.parse(data)
+        except GameError as exc:
+            await self._refuse(exc.code, exc.message)
             return
-        kind = data.get("type")
-        if kind == "refresh":
+        if isinstance(message, protocol.Refresh):
             # The table as it is now; the rack only if it changed since this socket sent it
             # (a fresh socket has sent it on connect), so a selection on screen survives.
             await self._send_table()
-        elif kind == "move":
-            await self._move(data)
-        elif kind == "arrange":
-            await self._arrange(data)
-        elif kind == "ready":
-            await self._ready()
-        elif kind == "rematch":
-            await self._rematch()
-        elif kind == "hide":
-            await self._hide()
-        elif kind in ("chat", "mute", "unmute"):
-            await self._chat(kind, data)
-        else:
-            await self._refuse("bad_move", f"unknown message type {kind!r}")
-
-    async def _move(self, data: dict[str, Any]) -> None:
-        move_id = data.get("client_move_id")
+            return
+        move_id = message.client_move_id if isinstance(message, protocol.Move) else None
+        sender = actions.Sender(self.table_id, self.scope.get("user"), self.position, self.invite)
         try:
-            hand_id = self._hand_id(data)
-            await database_sync_to_async(actions.submit)(
-                hand_id,
-                self.position,
-                data.get("move"),
-                by=self.scope["user"],
-                expected_version=data.get("expected_version"),
-                client_move_id=move_id,
-            )
+            await database_sync_to_async(actions.perform)(message, sender)
         except UNREACHABLE as exc:
+            if not isinstance(message, protocol.Move):
+                raise
             # Answered with the move's id: the page knows this move was not confirmed, and
             # may send it again (its version and id keep it from being played twice).
             log.warning("a move at table %s failed: %s", self.table_id, exc)
             await self._refuse("unavailable", "the database is unreachable", move_id)
         except GameError as exc:
             await self._refuse(exc.code, exc.message, move_id)
-            if exc.code in ("stale_version", "hand_over"):
+            if isinstance(message, protocol.Arrange) or exc.code in ("stale_version", "hand_over"):
+                # Put the server's arrangement (or the table as it is now) back on screen.
                 self.sent_rack = None
                 await self._send_table()
-
-    async def _arrange(self, data: dict[str, Any]) -> None:
-        try:
-            hand_id = self._hand_id(data)
-            await database_sync_to_async(actions.arrange)(
-                hand_id, self.position, data.get("layout"), by=self.scope["user"]
-            )
-        except GameError as exc:
-            await self._refuse(exc.code, exc.message)
-            self.sent_rack = None  # put the server's arrangement back on screen
-            await self._send_table()
-
-    async def _ready(self) -> None:
-        try:
-            await database_sync_to_async(actions.ready)(self.table_id, self.scope["user"])
-        except GameError as exc:
-            await self._refuse(exc.code, exc.message)
-
-    async def _rematch(self) -> None:
-        try:
-            await database_sync_to_async(actions.rematch)(self.table_id, by=self.scope["user"])
-        except GameError as exc:
-            await self._refuse(exc.code, exc.message)
-
-    async def _hide(self) -> None:
-        try:
-            await database_sync_to_async(actions.hide_from_spectators)(
-                self.table_id, self.scope["user"]
-            )
-        except GameError as exc:
-            await self._refuse(exc.code, exc.message)
-
-    def _hand_id(self, data: dict[str, Any]) -> int:
-        if self.position is None:
-            raise GameError("not_your_seat", "you have no seat at this table")
-        hand_id = data.get("hand")
-        if isinstance(hand_id, bool) or not isinstance(hand_id, int):
-            raise GameError("bad_move", "say which hand the move is for")
-        return hand_id
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
         """Tell this socket alone why its request was refused, in its language."""
@@ -485,27 +427,6 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     # ------------------------------------------------------------------ chat
     # Chat is beside the board: its fragments go to #chat-lines and #chat-form (outside
     # #table-live), so the board's frames never touch it, and it never changes the hand.
-    async def _chat(self, kind: str, data: dict[str, Any]) -> None:
-        """``{"type": "chat", "text": ...}`` or ``{"type": "chat", "canned": key}``, and
-        ``{"type": "mute"|"unmute", "user": id}``: through the actions, which publish."""
-        user = self.scope.get("user")
-        try:
-            if kind == "chat":
-                await database_sync_to_async(actions.send_chat)(
-                    self.table_id,
-                    user,
-                    text=data.get("text") or "",
-                    canned=data.get("canned") or "",
-                    invite=self.invite,
-                )
-            else:
-                change = actions.mute_chat if kind == "mute" else actions.unmute_chat
-                await database_sync_to_async(change)(
-                    self.table_id, user, data.get("user"), invite=self.invite
-                )
-        except GameError as exc:
-            await self._refuse(exc.code, exc.message)
-
     @events.handles(events.CHAT_MESSAGE)
     async def chat_message(self, event: dict[str, Any]) -> None:
         """A new line: appended to #chat-lines, unless this viewer muted its author."""

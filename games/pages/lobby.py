@@ -1,4 +1,6 @@
-"""The lobby page ("/"), the "New table" form and "Play now".
+"""The lobby page ("/"), the "New table" form, "Play now" (seated with other people; bots fill
+the seats still empty after a short wait), "Practice with bots" (three bots at once), and a
+forming table's "Start now with bots".
 
 Every action goes through ``games.actions`` with ``by=request.user``; a refusal
 (``GameError``) is shown in the user's language and changes nothing."""
@@ -8,9 +10,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -24,15 +27,16 @@ from accounts.models import Profile
 from accounts.views import become_guest
 from games import actions, reads
 from games import messages as game_messages
-from games.errors import GameError
+from games.errors import GameError, NotAllowed
 from games.live import state_cache
-from games.models import Variant
+from games.models import Table, Variant
+from games.pages import table as table_page
 from games.pages.forms import NewTableForm
 
 
 def refusal(exc: GameError) -> str:
     """A refusal in the user's language (``games.messages.REFUSALS``, one table for the site)."""
-    return game_messages.refusal(exc.code, exc.message)
+    return game_messages.refusal_words(exc.code, exc.message, exc.detail)
 
 
 @require_safe
@@ -42,6 +46,7 @@ def home(request: HttpRequest) -> HttpResponse:
     context["variants"] = reads.variants(rows)
     context["play_now_levels"] = play_now_levels()
     context["play_now_level"] = play_now_level(request.user)
+    context["quick_play_wait"] = settings.QUICK_PLAY_WAIT_SECONDS
     if request.user.is_authenticated:
         context["new_table_form"] = new_table_form(request, rows)
     return render(request, "games/home.html", context)
@@ -142,11 +147,9 @@ def play_now_levels() -> list[tuple[str, str]]:
     return [(str(level), reads.bot_level_name(level)) for level in actions.PLAY_NOW_LEVELS]
 
 
-@require_POST
-def play_now(request: HttpRequest) -> HttpResponse:
-    """One click: a table of the variant with its defaults, three bots of the level chosen
-    beside the buttons (remembered for next time), the match started; then the table page.
-    An anonymous visitor plays as a new guest."""
+def _variant_and_level(request: HttpRequest) -> tuple[str, str] | HttpResponse:
+    """The variant and bot level a lobby button posted, or the lobby again with the refusal.
+    An anonymous visitor becomes a new guest here (refused over the guests' limit)."""
     key = request.POST.get("variant", "")
     if not Variant.objects.filter(key=key).exists():
         messages.error(request, _("There is no such variant."))
@@ -158,13 +161,72 @@ def play_now(request: HttpRequest) -> HttpResponse:
     refused = become_guest(request)
     if refused is not None:
         return refused
+    return key, level
+
+
+def _remember_level(request: HttpRequest, level: str) -> None:
+    profile = Profile.of(request.user)
+    if profile.play_now_level != level:
+        profile.play_now_level = level
+        profile.save(update_fields=["play_now_level"])
+
+
+@require_POST
+def play_now(request: HttpRequest) -> HttpResponse:
+    """The lobby's "Play now": a seat at once at a table of the variant with other people who
+    want the same game (``actions.quick_play``); bots of the level chosen beside the buttons
+    (remembered for next time) fill the seats still empty when the wait is over. Then the
+    table page. An anonymous visitor plays as a new guest."""
+    chosen = _variant_and_level(request)
+    if isinstance(chosen, HttpResponse):
+        return chosen
+    key, level = chosen
+    try:
+        table = actions.quick_play(request.user, key, level=level)  # type: ignore[arg-type]
+    except GameError as exc:
+        messages.error(request, refusal(exc))
+        return _redirect(request, reverse("lobby"))
+    _remember_level(request, level)
+    return _redirect(request, reverse("table", args=[table.pk]))
+
+
+@require_POST
+def practice(request: HttpRequest) -> HttpResponse:
+    """The lobby's "Practice with bots": a table of the variant with its defaults, three bots
+    of the level chosen beside the buttons (remembered for next time), the match started;
+    then the table page. An anonymous visitor plays as a new guest."""
+    chosen = _variant_and_level(request)
+    if isinstance(chosen, HttpResponse):
+        return chosen
+    key, level = chosen
     try:
         match = actions.play_now(request.user, key, level=level)  # type: ignore[arg-type]
     except GameError as exc:
         messages.error(request, refusal(exc))
         return _redirect(request, reverse("lobby"))
-    profile = Profile.of(request.user)
-    if profile.play_now_level != level:
-        profile.play_now_level = level
-        profile.save(update_fields=["play_now_level"])
+    _remember_level(request, level)
     return _redirect(request, reverse("table", args=[match.table_id]))
+
+
+@require_POST
+def start_with_bots(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A person waiting at a table "Play now" formed stops waiting: bots take the empty seats
+    and the match starts. htmx gets the seat controls again (the refusal in them); a plain
+    form goes back to the table."""
+    invite = table_page.invite_of(request)
+    table_page.check_table_or_404(request, table_id, invite)
+    error = ""
+    try:
+        actions.start_with_bots(table_id, by=request.user)
+    except GameError as exc:
+        error = refusal(exc)
+    if not getattr(request, "htmx", False):
+        if error:
+            messages.error(request, error)
+        return HttpResponseRedirect(reverse("table", args=[table_id]))
+    try:
+        controls = reads.seat_controls(table_id, request.user, invite)
+    except (Table.DoesNotExist, NotAllowed) as exc:
+        raise Http404 from exc
+    controls["error"] = error
+    return render(request, "games/_seat_controls.html", {"controls": controls})

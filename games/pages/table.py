@@ -6,7 +6,7 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.views.decorators.http import require_POST
 
-from games import actions, messages, policy, reads
+from games import actions, messages, policy, protocol, reads
 from games.errors import GameError, NotAllowed
 from games.limits import MAX_MESSAGE_LENGTH
 from games.models import Seat, Table
@@ -72,12 +72,20 @@ def _payload(raw: str | bytes) -> Any:
     return json.loads(raw)
 
 
+# What the move endpoint takes: every table message but the chat's (``table_chat``) and
+# ``refresh`` (a socket's: a page without one has the table from its last answer).
+_TABLE_MESSAGES = frozenset(protocol.MESSAGES) - protocol.CHAT - {"refresh"}
+
+
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
-    "ready" or "rematch", as JSON in the ``payload`` field. Answers with the viewer's fresh
-    fragments, or with the reason a move was refused (and nothing changes)."""
-    check_table_or_404(request, table_id, invite_of(request))
+    "ready", "rematch", "hide", "sit", "leave" or "back", as JSON in the ``payload`` field,
+    read through ``games.protocol`` and carried out by ``actions.perform`` as the socket does.
+    Answers with the viewer's fresh fragments, or with the reason it was refused (and nothing
+    changes)."""
+    invite = invite_of(request)
+    check_table_or_404(request, table_id, invite)
     try:
         data: Any = _payload(_raw_payload(request))
     except (ValueError, RecursionError):  # not JSON, or nested too deep to read
@@ -85,39 +93,21 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         if data is _TOO_BIG:
             raise GameError("too_big", "the payload is larger than any message needs")
-        if not isinstance(data, dict):
-            raise GameError("bad_move", "the payload is a JSON object with a 'type'")
-        seat = Seat.objects.filter(table_id=table_id, user_id=request.user.pk).first()
-        if seat is None or not request.user.is_authenticated:
-            raise GameError("not_your_seat", "you have no seat at this table")
-        if data.get("type") == "ready":
-            actions.ready(table_id, request.user)  # type: ignore[arg-type]
-        elif data.get("type") == "rematch":
-            actions.rematch(table_id, by=request.user)
-        elif data.get("type") == "hide":
-            actions.hide_from_spectators(table_id, request.user)
-        elif data.get("type") == "move":
-            hand = data.get("hand")
-            if isinstance(hand, bool) or not isinstance(hand, int):
-                raise GameError("bad_move", "say which hand the move is for")
-            actions.submit(
-                hand,
-                seat.position,
-                data.get("move"),  # type: ignore[arg-type]
-                by=request.user,  # type: ignore[arg-type]
-                expected_version=data.get("expected_version"),
-                client_move_id=data.get("client_move_id"),
-            )
-        else:
-            raise GameError("bad_move", "the payload's type is move, ready, rematch or hide")
+        message = protocol.parse(data, _TABLE_MESSAGES)
+        uid = policy.viewer_id(request.user)
+        seat = Seat.objects.filter(table_id=table_id, user_id=uid).first() if uid else None
+        sender = actions.Sender(table_id, request.user, seat and seat.position, invite)
+        actions.perform(message, sender)
     except GameError as exc:
+        if exc.code == "no_table":
+            raise Http404 from exc  # gone, or no longer to be seen, since the check above
         html = render_to_string(
             "games/_move_error.html",
             {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
             request=request,
         )
         return HttpResponse(html, status=200 if exc.code != "not_your_seat" else 403)
-    context = reads.table_context(table_id, request.user)
+    context = reads.table_context(table_id, request.user, invite)
     html = render_to_string("games/table.html#live", context, request=request)
     html += render_to_string("games/table.html#rack", context, request=request)
     return HttpResponse(html)
@@ -142,22 +132,8 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     try:
         if data is _TOO_BIG:
             raise GameError("too_big", "the payload is larger than any message needs")
-        if not isinstance(data, dict):
-            raise GameError("bad_chat", "the payload is a JSON object with a 'type'")
-        kind = data.get("type")
-        if kind == "chat":
-            actions.send_chat(
-                table_id,
-                request.user,
-                text=data.get("text") or "",
-                canned=data.get("canned") or "",
-                invite=invite,
-            )
-        elif kind in ("mute", "unmute"):
-            change = actions.mute_chat if kind == "mute" else actions.unmute_chat
-            change(table_id, request.user, data.get("user"), invite=invite)
-        else:
-            raise GameError("bad_chat", "the payload's type is chat, mute or unmute")
+        message = protocol.parse(data, protocol.CHAT)
+        actions.perform(message, actions.Sender(table_id, request.user, invite=invite))
     except GameError as exc:
         if exc.code == "no_table":
             raise Http404 from exc  # gone since the check above, or no longer to be seen

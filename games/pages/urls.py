@@ -7,13 +7,20 @@ urlpatterns = [
     path("", lobby.home, name="lobby"),
     path("", lobby.home, name="home"),
     path("tables/new/", lobby.new_table, name="new_table"),
+    # "Play now" seats people together; "Practice with bots" starts at once against bots.
     path("play-now/", lobby.play_now, name="play_now"),
+    path("practice/", lobby.practice, name="practice"),
     path("tables/<int:table_id>/controls/", seat_controls.table_controls, name="table_controls"),
     path("tables/<int:table_id>/sit/", seat_controls.sit, name="table_sit"),
     path("tables/<int:table_id>/stand/", seat_controls.stand, name="table_stand"),
     path("tables/<int:table_id>/bots/add/", seat_controls.add_bot, name="table_add_bot"),
     path("tables/<int:table_id>/bots/remove/", seat_controls.remove_bot, name="table_remove_bot"),
     path("tables/<int:table_id>/start/", seat_controls.start, name="table_start"),
+    path(
+        "tables/<int:table_id>/start-with-bots/",
+        lobby.start_with_bots,
+        name="table_start_with_bots",
+    ),
     path(
         "tables/<int:table_id>/invite/rotate/",
         seat_controls.rotate_invite,

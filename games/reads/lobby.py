@@ -8,10 +8,12 @@ up once per list."""
 
 from __future__ import annotations
 
+import math
 from typing import Any, NamedTuple
 
 from django.db.models import Prefetch
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext
 
@@ -343,10 +345,12 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
     uid = policy.viewer_id(user)
     seats = [_seat(s, uid) for s in rows]
     my_seat = next((s["position"] for s in seats if s["mine"]), None)
-    manage = policy.may_manage(table, rows, user)
+    # A table "Play now" formed has no host: no bots seated by hand, no "Start the match".
+    manage = policy.may_host(table, rows, user)
     is_open = table.status == Table.Status.OPEN
     own = uid is not None and (table.created_by_id == uid or my_seat is not None)
     return {
+        "quick": _forming(table, rows, my_seat),
         "table": {
             "id": table.pk,
             "name": table.name,
@@ -366,4 +370,21 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "invite_url": invite_path(table.pk, table.invite_token) if table.is_private and own else "",
         "may_rotate": table.is_private and own and manage,
         "bot_levels": [(v, label) for v, label in Seat.Bot.choices if v],
+    }
+
+
+def _forming(table: Table, rows: list[Seat], my_seat: int | None) -> dict[str, Any] | None:
+    """A forming table's waiting panel: who sat down, and when bots take the empty seats
+    (the seconds left, counted down by the page; and the time itself)."""
+    if not policy.forming(table):
+        return None
+    left = (table.fill_at - timezone.now()).total_seconds() if table.fill_at else 0.0
+    level = table.fill_level or str(Seat.Bot.STRONG)
+    return {
+        "seated": sum(1 for s in rows if s.user_id),
+        "players": table.players,
+        "fill_at": table.fill_at.isoformat(timespec="milliseconds") if table.fill_at else "",
+        "fill_in": max(0, math.ceil(left)),
+        "level": bot_level_name(level),
+        "may_start": my_seat is not None,
     }

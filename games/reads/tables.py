@@ -303,6 +303,11 @@ def table_context(
     scores = engine.running_scores(public) if public is not None else None
     openings = state.openings if public is not None and any(public["opened"]) else {}
     seats = [_seat(s, turn, public, scores, openings) for s in seat_rows]
+    if me is None and match is not None and match.status == Match.Status.PLAYING:
+        # Between hands a spectator may take a seat its player left (a bot plays it now).
+        between = match.next_hand_at is not None
+        for seat, row in zip(seats, seat_rows, strict=True):
+            seat["may_sit"] = between and row.stand_in and not row.user_id
     return {
         "table": {
             "id": table.pk,
@@ -346,6 +351,10 @@ def table_context(
         ),
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
+        # A bot plays the viewer's seat (they timed out twice, or lost the connection).
+        "away": bool(my_seat is not None and my_seat.away and live),
+        # Leaving a match with another person in it costs last place in the ratings.
+        "rated": sum(1 for s in seat_rows if s.user_id) >= 2,
     }
 
 

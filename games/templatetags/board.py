@@ -46,16 +46,19 @@ def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
         if seat["team"] is not None:
             team = gettext("team %(n)s") % {"n": seat["team"] + 1}
             parts.append(f'<span class="badge team">{escape(team)}</span>')
+        # Each word looked up outside its f-string, where makemessages finds it.
         if seat["away"]:
-            parts.append(
-                f'<span class="badge away">{escape(gettext("away — a bot is playing"))}</span>'
-            )
+            away = escape(gettext("away — a bot is playing"))
+            parts.append(f'<span class="badge away">{away}</span>')
         elif seat["user_id"] and seat["here"]:
-            parts.append(f'<span class="badge here">{escape(gettext("here"))}</span>')
+            here = escape(gettext("here"))
+            parts.append(f'<span class="badge here">{here}</span>')
         elif seat["user_id"]:
-            parts.append(f'<span class="badge offline">{escape(gettext("not connected"))}</span>')
+            offline = escape(gettext("not connected"))
+            parts.append(f'<span class="badge offline">{offline}</span>')
         if seat["on_turn"]:
-            parts.append(f'<span class="badge turn">{escape(gettext("to play"))}</span>')
+            to_play = escape(gettext("to play"))
+            parts.append(f'<span class="badge turn">{to_play}</span>')
         if seat["rack_count"] is not None and live:
             title = escape(gettext("tiles in the rack"))
             parts.append(
@@ -69,6 +72,13 @@ def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
         if seat["score"] is not None:
             score = escape(seat["score"])
             parts.append(f'<span class="player-score" data-score="{score}">{score}</span>')
+        if seat.get("may_sit"):
+            sit = escape(gettext("Sit here"))
+            position = escape(seat["position"])
+            parts.append(
+                f'<button type="button" class="sit" data-action="sit" data-seat="{position}">'
+                f"{sit}</button>"
+            )
         if seat["on_turn"] and deadline:
             css = "countdown is-mine" if mine else "countdown"
             parts.append(
@@ -138,7 +148,8 @@ def meld_groups(seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any) ->
         css = "meld-group is-me" if seat["position"] == my_seat else "meld-group"
         owner = escape(seat["display"])
         if seat["opened"] == "pairs":
-            owner += f" · {escape(gettext('pairs'))}"
+            pairs = escape(gettext("pairs"))
+            owner += f" · {pairs}"
         parts.append(f'<div class="{css}" data-owner="{escape(seat["position"])}">')
         parts.append(f'<p class="meld-owner">{owner}</p><ul class="meld-list">')
         for meld in seat["melds"]:

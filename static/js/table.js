@@ -10,6 +10,9 @@
   // before either, the player is told the move may not have been played. The server's move ids
   // and versions make sure a move never applies twice or late.
   var pending = null;
+  // "Leave table" was pressed: once the page is no longer the seat's, the player goes to the
+  // lobby (a refusal ends it).
+  var leaving = false;
   var moveCounter = 0;
   var rackSortables = [];
   var spotSortables = [];
@@ -161,7 +164,7 @@
         return true;
       } catch (e) { /* fall through to HTTP */ }
     }
-    if (["move", "ready", "rematch", "hide"].indexOf(message.type) >= 0) {
+    if (["move", "ready", "rematch", "hide", "leave", "back", "sit"].indexOf(message.type) >= 0) {
       return sendOverHttp(message);
     }
     if (!quiet) showError(gettext("You are offline: the move was not sent."), "offline");
@@ -233,6 +236,21 @@
         break;
       case "rematch":
         send({ type: "rematch" });
+        break;
+      case "leave": // during a match a bot takes the seat: the player confirms first
+        if (button.dataset.confirm && !window.confirm(button.dataset.confirm)) return;
+        showError("");
+        leaving = true;
+        send({ type: "leave" });
+        break;
+      case "sit": // between hands, a seat whose player left the match
+        if (button.form) return; // the seat controls' own form sits (before a match)
+        showError("");
+        send({ type: "sit", position: parseInt(button.dataset.seat, 10) });
+        break;
+      case "im-back": // a bot was playing the seat: the player takes it back
+        showError("");
+        send({ type: "back" });
         break;
       default:
         return;
@@ -363,7 +381,13 @@
     // Only the refusal of the move in flight answers it (a chat refusal does not).
     if (typeof message === "string" && pending && message.indexOf('id="move-error"') >= 0 &&
         message.indexOf('data-move-id="' + pending.id + '"') >= 0) pending = null;
+    if (typeof message === "string" && message.indexOf('id="move-error"') >= 0) leaving = false;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
+      if (leaving && live() && live().dataset.seat === "") {
+        window.location.assign("/");
+        return;
+      }
+      turnInTitle();
       if (pending && version() > pending.version) pending = null;
       setupDropSpots();
       document.body.dispatchEvent(new CustomEvent("table-changed"));
@@ -456,6 +480,20 @@
     // Lines arrive by the socket and by the HTTP fallback's answer alike.
     new MutationObserver(chatUpdated).observe(panel, { childList: true, subtree: true });
   });
+
+  // ------------------------------------------------------------------ the tab's title
+  // A player in another tab sees in this tab's title that it is their turn.
+  var baseTitle = document.title;
+
+  function turnInTitle() {
+    var el = live();
+    var mine = el && el.dataset.seat !== "" && el.dataset.turn === el.dataset.seat &&
+      el.dataset.phase !== "over" && el.dataset.phase !== "";
+    var want = mine && document.hidden ? "● " + gettext("Your turn") + " · " + baseTitle : baseTitle;
+    if (document.title !== want) document.title = want;
+  }
+
+  document.addEventListener("visibilitychange", turnInTitle);
 
   // ------------------------------------------------------------------ the countdown
   function tick() {

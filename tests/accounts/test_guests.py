@@ -27,9 +27,10 @@ def the_guest() -> Any:
 
 
 def guest_client(**post: str) -> tuple[Client, Any]:
-    """A new guest; at a Play-now table of ``variant`` when given (the lobby's buttons)."""
+    """A new guest; at a practice table of ``variant`` (three bots, its first hand dealt) when
+    given (the lobby's "Practice with bots" buttons)."""
     client = Client()
-    response = client.post(reverse("play_now" if "variant" in post else "guest"), post)
+    response = client.post(reverse("practice" if "variant" in post else "guest"), post)
     assert response.status_code == 302
     return client, the_guest()
 
@@ -123,17 +124,17 @@ def test_signed_in_players_see_no_guest_button_and_players_no_keep_link() -> Non
 
 
 # ----------------------------------------------------------------------------- Play now as a guest
-def test_the_lobby_play_now_buttons_make_an_anonymous_visitor_a_guest_at_a_table() -> None:
+def test_the_lobby_practice_buttons_make_an_anonymous_visitor_a_guest_at_a_table() -> None:
     client = Client(enforce_csrf_checks=True)
     page = parse(client.get("/").content)
-    form = next(f for f in page.all("form") if f.all(data_action="play-now"))
-    button = form.one("button", data_variant="duz")
-    assert form.attrs["action"] == reverse("play_now") and "formaction" not in button.attrs
+    form = next(f for f in page.all("form") if f.all(data_action="practice"))
+    button = form.one("button", data_action="practice", data_variant="duz")
+    assert button.attrs["formaction"] == reverse("practice")
     hint = page.one("section", class_="play-now").text()
     assert "You will play as a guest" in hint
 
     response = client.post(
-        form.attrs["action"],
+        button.attrs["formaction"],
         {**form_values(form), button.attrs["name"]: button.attrs["value"]},
     )
 

@@ -35,7 +35,7 @@ def test_a_visitor_plays_as_a_guest_then_keeps_the_account(
     # One click in the lobby: a guest account, a table with three bots, the hand dealt.
     page.goto(f"{server.url}/")
     assert page.locator('header [data-action="guest"]').count() == 1
-    page.locator('[data-action="play-now"][data-variant="duz"]').click()
+    page.locator('[data-action="practice"][data-variant="duz"]').click()
     page.wait_for_url("**/tables/*/")
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)

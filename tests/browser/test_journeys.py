@@ -8,6 +8,7 @@ Each journey ends with a turn played through the page: the proof that the page i
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,6 +55,51 @@ def play_one_turn(page: Any, *others: Any, timeout: float = 30.0) -> None:
     raise AssertionError(f"no turn of the viewer's came: {ui.state(page)}, {ui.frames(page)}")
 
 
+def in_view(page: Any, selector: str) -> bool:
+    """The element is inside the window as it stands (no scrolling needed to read it)."""
+    return bool(
+        page.evaluate(
+            """s => { const r = document.querySelector(s).getBoundingClientRect();
+                 return r.height > 0 && r.top >= 0 && r.bottom <= window.innerHeight; }""",
+            selector,
+        )
+    )
+
+
+def my_turn_seen_and_heard(page: Any, shot: Path) -> None:
+    """On the viewer's turn: a tab in the background says so in its title; a hint (discard
+    with no tile selected) shows where the player looks, inside the window."""
+    page.wait_for_function(
+        "() => { const d = document.querySelector('#table-live').dataset;"
+        " return d.turn === d.seat && d.seat !== ''; }",
+        timeout=30_000,
+    )
+    title = page.title()
+    page.evaluate(
+        """() => { Object.defineProperty(document, 'hidden', {value: true, configurable: true});
+             document.dispatchEvent(new Event('visibilitychange')); }"""
+    )
+    assert "Your turn" in page.title() and title in page.title()
+    page.evaluate(
+        """() => { Object.defineProperty(document, 'hidden', {value: false, configurable: true});
+             document.dispatchEvent(new Event('visibilitychange')); }"""
+    )
+    assert page.title() == title
+    if ui.state(page)["phase"] == "draw":
+        ui.click_action(page, "draw")
+        page.wait_for_function(
+            "() => document.querySelector('#table-live').dataset.phase === 'discard'"
+        )
+    ui.click_action(page, "discard")  # nothing selected
+    assert ui.error_text(page)
+    assert in_view(page, "#move-error"), page.evaluate("window.scrollY")
+    page.screenshot(path=str(shot))
+    ui.select(page, [next(i for i, t in enumerate(ui.rack_layout(page)) if t)])
+    before = ui.version(page)
+    ui.click_action(page, "discard")
+    ui.wait_version(page, before + 1)
+
+
 def wait_watching(page: Any, count: int) -> None:
     page.wait_for_function(
         "n => (document.querySelector('#watchers').dataset.watching || '0') === String(n)",
@@ -79,7 +125,7 @@ def sit_here(page: Any) -> None:
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_a_person_sits_at_a_demo_table_from_its_page_and_plays_at_once(
-    daphne_live_server: DaphneServer, chromium: Any, size: str
+    daphne_live_server: DaphneServer, chromium: Any, size: str, artifacts: Path
 ) -> None:
     table = demo_table()
     player = in_thread(make_user, f"sitter-{size}")
@@ -90,6 +136,8 @@ def test_a_person_sits_at_a_demo_table_from_its_page_and_plays_at_once(
     wait_seated(page, 0)
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
     wait_watching(page, 0)
+    page.screenshot(path=str(artifacts / f"journey-sat-down-{size}.png"))
+    my_turn_seen_and_heard(page, artifacts / f"journey-hint-{size}.png")
     play_one_turn(page)
     assert ui.error_text(page) == ""
     assert Seat.objects.get(table=table, position=0).away is False
@@ -171,4 +219,95 @@ def test_a_spectator_takes_a_free_seat_plays_and_standing_up_makes_them_a_specta
     play_one_turn(page, host_page)
     assert ui.error_text(page) == ""
     assert page.okey_errors == [] and host_page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def two_people_and_two_bots(
+    first: Any, second: Any, *, timer: int | None = None
+) -> tuple[Table, Any]:
+    """A running classic match: ``first`` at seat 0, ``second`` at seat 1, easy bots on 2
+    and 3 (``timer``: the move timer in seconds, set past the form's choices for speed)."""
+
+    def make() -> tuple[Table, Any]:
+        ensure_variants()
+        table = actions.open_table(variant="classic", user=first, name="Two and two")
+        actions.sit(table, second, 1)
+        for position in (2, 3):
+            actions.add_bot(table, position, "greedy", by=first)
+        if timer is not None:
+            Table.objects.filter(pk=table.pk).update(move_timer=timer)
+        match = actions.start_match(table.pk, by=first)
+        return Table.objects.get(pk=table.pk), match
+
+    return in_thread(make)  # type: ignore[no-any-return]
+
+
+def test_a_player_leaves_during_a_match_a_bot_takes_the_seat_and_play_now_works_again(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    leaver, stayer = in_thread(make_user, "leaver"), in_thread(make_user, "stayer")
+    table, match = two_people_and_two_bots(leaver, stayer)
+    pages = [ui.signed_in_page(chromium, daphne_live_server, u) for u in (leaver, stayer)]
+    for page in pages:
+        ui.open_table(page, daphne_live_server, table.pk)
+    wait_seated(pages[0], 0)
+    play_one_turn(pages[0], pages[1])
+
+    asked: list[str] = []
+
+    def confirm(dialog: Any) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    pages[0].once("dialog", confirm)
+    pages[0].locator('[data-action="leave"]').click()
+    pages[0].wait_for_url(f"{daphne_live_server.url}/", timeout=15_000)
+    assert asked and "placed last" in asked[0]
+    # The other player sees a bot on the seat, and the match goes on.
+    pages[1].locator('.player[data-seat="0"]').get_by_text("Bot 1").wait_for(timeout=15_000)
+    seat = Seat.objects.get(table=table, position=0)
+    assert seat.user_id is None and seat.bot_level
+    assert match.abandonments.filter(user=leaver).exists()
+    # The leaver is free to play elsewhere at once.
+    pages[0].locator('[data-action="play-now"][data-variant="classic"]').click()
+    pages[0].wait_for_url("**/tables/*/", timeout=15_000)
+    assert f"/tables/{table.pk}/" not in pages[0].url
+    assert pages[0].locator(".messages .error, [role='alert'].error").count() == 0
+    play_one_turn(pages[1])
+    for page in pages:
+        assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_two_timeouts_make_a_player_away_and_im_back_gives_them_the_seat_again(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    sleeper = in_thread(make_user, "sleeper")
+    other = in_thread(lambda: make_user("diger", language="tr"))
+    table, _match = two_people_and_two_bots(sleeper, other, timer=3)
+    mine = ui.signed_in_page(chromium, daphne_live_server, sleeper)
+    theirs = ui.signed_in_page(chromium, daphne_live_server, other)
+    for page in (mine, theirs):
+        ui.open_table(page, daphne_live_server, table.pk)
+    # The sleeper plays nothing; the other player keeps playing their own turns.
+    deadline = time.monotonic() + 60
+    while not mine.locator("[data-away]").count():
+        assert time.monotonic() < deadline, ui.state(mine)
+        ui.simple_turn(theirs)
+        theirs.wait_for_timeout(50)
+    in_thread(lambda: Table.objects.filter(pk=table.pk).update(move_timer=0))
+    notice = mine.locator("[data-away]")
+    assert "a bot is playing" in notice.inner_text()
+    # The other player reads it in their own language.
+    theirs.locator('.player[data-seat="0"] .badge.away').get_by_text("uzakta").wait_for()
+    mine.screenshot(path=str(artifacts / "journey-away.png"))
+    theirs.screenshot(path=str(artifacts / "journey-away-seen-in-turkish.png"))
+    mine.locator('[data-action="im-back"]').click()
+    notice.wait_for(state="detached", timeout=15_000)
+    theirs.locator('.player[data-seat="0"] .badge.away').wait_for(state="detached")
+    assert Seat.objects.get(table=table, position=0).away is False
+    play_one_turn(mine, theirs)
+    assert ui.error_text(mine) == ""
+    for page in (mine, theirs):
+        assert page.okey_errors == []
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()

@@ -160,14 +160,14 @@ def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
 
 
 @pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
-def test_play_now_reaches_the_end_of_a_hand(
+def test_practice_with_bots_reaches_the_end_of_a_hand(
     daphne_live_server: DaphneServer, chromium: Any, variant: str
 ) -> None:
     ensure_variants()  # a transactional test before this one flushed them
     player = make_user(f"now-{variant}")
     page = ui.signed_in_page(chromium, daphne_live_server, player)
     page.goto(f"{daphne_live_server.url}/")
-    page.locator(f'[data-action="play-now"][data-variant="{variant}"]').click()
+    page.locator(f'[data-action="practice"][data-variant="{variant}"]').click()
     page.wait_for_url("**/tables/*/")
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
     assert ui.state(page)["seat"] == "0"

@@ -27,6 +27,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import actions, chat, limits
+from games.actions import requests
 from games.errors import GameError
 from games.live import table_socket
 from games.models import ChatMessage, Hand, Match, Presence, Watcher
@@ -254,7 +255,7 @@ async def test_a_failing_handler_answers_a_generic_refusal_and_the_socket_stays(
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("a bug")
 
-    monkeypatch.setattr(actions, "rematch", broken)
+    monkeypatch.setattr(requests, "rematch", broken)
     ws, _info = await _seated_socket()
     try:
         await ws.send_to(text_data=json.dumps({"type": "rematch"}))

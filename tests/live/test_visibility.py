@@ -205,6 +205,6 @@ async def test_a_removed_players_socket_loses_the_rack_at_the_next_move_even_if_
         assert frames and version_of(frames[-1]) == version
         # The rack leaves the page: #rack-area comes empty.
         assert 'class="rack"' not in frames[-1]
-        assert 'data-tile' not in frames[-1].partition('id="rack-area"')[2]
+        assert "data-tile" not in frames[-1].partition('id="rack-area"')[2]
     finally:
         await removed.disconnect()

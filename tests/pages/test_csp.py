@@ -373,7 +373,7 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     ) == [False, False, False, 0]
     page.locator("#lobby-status.connected").wait_for(timeout=10_000)
     with page.expect_navigation(url="**/tables/*/"):
-        page.locator('[data-action="play-now"][data-variant="duz"]').click()
+        page.locator('[data-action="practice"][data-variant="duz"]').click()
     ui.wait_for_socket(page)
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
 

@@ -732,14 +732,14 @@ def test_the_home_page_has_one_play_now_button_per_variant() -> None:
 
 
 @pytest.mark.parametrize("variant", engine.VARIANTS)
-def test_play_now_seats_you_with_three_strong_bots_and_deals_at_once(variant: str) -> None:
+def test_practice_seats_you_with_three_strong_bots_and_deals_at_once(variant: str) -> None:
     player = make_user("player")
     client = signed_in(player, enforce_csrf_checks=True)
     form = play_now_form(home(client))
-    button = form.one("button", data_variant=variant)
+    button = form.one("button", data_action="practice", data_variant=variant)
     data = {**form_values(form), button.attrs["name"]: button.attrs["value"]}
 
-    response = client.post(form.attrs["action"], data)
+    response = client.post(button.attrs["formaction"], data)
 
     table = Table.objects.get()
     assert response.status_code == 302
@@ -787,7 +787,7 @@ def play_now_level_options(page: Node) -> list[tuple[str, str, bool]]:
     return [(o.attrs["value"], o.text(), "selected" in o.attrs) for o in select.all("option")]
 
 
-def test_play_now_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
+def test_practice_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
     player = make_user("player")
     client = signed_in(player, enforce_csrf_checks=True)
     assert play_now_level_options(home(client)) == [
@@ -796,8 +796,9 @@ def test_play_now_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
         ("expert", "expert", False),
     ]
     form = play_now_form(home(client))
+    button = form.one("button", data_action="practice", data_variant="okey51")
     data = {**form_values(form), "variant": "okey51", "level": "expert"}
-    response = client.post(form.attrs["action"], data)
+    response = client.post(button.attrs["formaction"], data)
     table = Table.objects.get()
     assert response["Location"] == reverse("table", args=[table.pk])
     assert [level for _, _, level in seats_state(table.pk)] == ["", "expert", "expert", "expert"]
