@@ -7,6 +7,7 @@ seeing the other's moves. No reload anywhere; the server's clock seats the bots 
 from __future__ import annotations
 
 import re
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,16 @@ def press_play_now(page: Any, variant: str) -> None:
     ui.wait_for_socket(page)
 
 
+def occupants_once(page: Any, want: list[str], timeout: float = 15) -> list[str]:
+    """The seats' occupants once they read ``want`` (or as they stand after ``timeout``):
+    the seat controls are fetched again after every change, and a read between a frame's
+    swap and that fetch finds none."""
+    deadline = time.monotonic() + timeout
+    while (shown := occupants(page)) != want and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    return shown
+
+
 def occupants(page: Any) -> list[str]:
     return [
         text.strip() for text in page.locator("#seat-controls .seat .occupant").all_inner_texts()
@@ -60,7 +71,8 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
     try:
         press_play_now(first, "classic")
         first.locator("[data-quick]").wait_for(timeout=15_000)
-        assert occupants(first)[0] == f"{ayse.username} (you)"
+        want = [f"{ayse.username} (you)", "empty", "empty", "empty"]
+        assert occupants_once(first, want) == want
         press_play_now(second, "classic")
         assert second.url == first.url
         table = Table.objects.get(seats__user=ayse)
@@ -72,13 +84,12 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
             panel.locator("h2", has_text="Waiting for players: 2 of 4 seated").wait_for(
                 timeout=15_000
             )
-            shown = occupants(page)
-            assert shown[:2] == (
+            want = (
                 [f"{me.username} (you)", other.username]
                 if me == ayse
                 else [other.username, f"{me.username} (you)"]
-            )
-            assert shown[2:] == ["empty", "empty"]
+            ) + ["empty", "empty"]
+            assert occupants_once(page, want) == want
             label = panel.locator("[data-quick-wait]").inner_text().strip()
             assert re.fullmatch(r"\d+ s", label), label
             assert page.locator('[data-action="start-with-bots"]').is_visible()
