@@ -1,4 +1,5 @@
-"""How big a client's message may be, on a socket or in a form post of the same message.
+"""How big a client's message may be, on a socket or in a form post of the same message, and
+how many sockets and refused messages a client may cost the server.
 
 The biggest a client sends is a rack's layout (about 30 tile codes) or a chat line of 200
 characters, far below ``MAX_MESSAGE_LENGTH``: anything longer is refused unread. Daphne's own
@@ -8,3 +9,18 @@ cap (``manage.py serve`` and the Procfile) closes a socket on anything past
 
 MAX_MESSAGE_LENGTH = 8 * 1024
 SERVER_MAX_MESSAGE_BYTES = 64 * 1024
+
+# What one client may cost a table socket's server (docs/SECURITY.md, "Floods"): open table
+# sockets (fresh Presence and Watcher rows, across every server process) per user or address
+# on one table, and in all; a place behind one address (a café, a school) still fits several
+# tables of players and their spectators.
+SOCKETS_PER_TABLE = 8
+SOCKETS_PER_USER = 16
+SOCKETS_PER_ADDRESS = 64
+# A socket's "refresh" (the table read and rendered again) at most once a second: more are
+# answered by one frame at the end of that second.
+REFRESH_SECONDS = 1.0
+# Refused messages one socket may send in REFUSALS_WINDOW seconds; past that, its messages
+# are dropped unread (one refusal says so) until the window has room again.
+REFUSALS_ALLOWED = 20
+REFUSALS_WINDOW = 10.0

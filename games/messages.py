@@ -91,6 +91,10 @@ REFUSALS: dict[str, Any] = {
     "not_forming": gettext_lazy("This table is no longer waiting for players."),
     # Any socket (games.live.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
+    "too_many_sockets": gettext_lazy(
+        "Too many table connections are open from your account or address: close another tab."
+    ),
+    "too_fast": gettext_lazy("Too many refused moves: wait a few seconds."),
     "unavailable": gettext_lazy(
         "The server could not reach its database just now. Try again in a moment."
     ),

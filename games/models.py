@@ -197,6 +197,8 @@ class Presence(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
     channel_name = models.CharField(max_length=200, unique=True)
     seen_at = models.DateTimeField(db_index=True)
+    # The client's address, for the limit on sockets per address (games.limits).
+    address = models.GenericIPAddressField(null=True, blank=True, db_index=True)
 
     def __str__(self) -> str:
         return f"{self.user_id} at seat {self.seat_id} ({self.channel_name})"
@@ -244,6 +246,8 @@ class Watcher(models.Model):
     )
     channel_name = models.CharField(max_length=200, unique=True)
     seen_at = models.DateTimeField(db_index=True)
+    # The client's address, for the limit on sockets per address (games.limits).
+    address = models.GenericIPAddressField(null=True, blank=True, db_index=True)
 
     def __str__(self) -> str:
         return f"{self.user_id or 'anonymous'} watching table {self.table_id}"

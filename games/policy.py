@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+from games import limits
 from games.errors import GameError, NotAllowed
 from games.models import Hand, Seat, Table
 
@@ -387,6 +388,30 @@ def check_mute(
         raise GameError("bad_chat", "say whom to mute")
     if muted_id == _user_id(user):
         raise GameError("chat_mute_self", "you cannot mute yourself")
+
+
+# ----------------------------------------------------------------------------- sockets
+@dataclass(frozen=True)
+class SocketCounts:
+    """The fresh table sockets (a seat's or a spectator's) a new socket would join: of its
+    user and of its address, at its table and in all (0 where it has no user or address)."""
+
+    user_at_table: int = 0
+    user_in_all: int = 0
+    address_at_table: int = 0
+    address_in_all: int = 0
+
+
+def check_open_socket(counts: SocketCounts) -> None:
+    """May one more table socket open? Not past ``games.limits``: a flood of sockets from one
+    account or address costs every table's players (each socket is rendered for)."""
+    if (
+        counts.user_at_table >= limits.SOCKETS_PER_TABLE
+        or counts.address_at_table >= limits.SOCKETS_PER_TABLE
+        or counts.user_in_all >= limits.SOCKETS_PER_USER
+        or counts.address_in_all >= limits.SOCKETS_PER_ADDRESS
+    ):
+        raise GameError("too_many_sockets", "too many table connections are open from here")
 
 
 # ----------------------------------------------------------------------------- quick play

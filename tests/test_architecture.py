@@ -103,7 +103,10 @@ def test_the_map_in_architecture_md_is_the_tree_of_games() -> None:
 
 @pytest.mark.parametrize(
     ("consumer", "kinds"),
-    [(TableConsumer, events.TABLE_KINDS), (LobbyConsumer, events.LOBBY_KINDS)],
+    [
+        (TableConsumer, events.TABLE_KINDS | events.SESSION_KINDS),
+        (LobbyConsumer, events.LOBBY_KINDS | events.SESSION_KINDS),
+    ],
 )
 def test_every_group_message_has_its_marked_handler(consumer: type, kinds: frozenset[str]) -> None:
     handled = {
@@ -140,3 +143,4 @@ def test_every_message_the_actions_build_is_of_a_kind_its_group_handles() -> Non
     assert all(m["table"] == 1 for m in built)
     lobby = [events.lobby_changed(), events.lobby_html("<p>")]
     assert {m["type"] for m in lobby} == events.LOBBY_KINDS - {events.LAYER_RESUMED}
+    assert {events.session_ended()["type"]} == events.SESSION_KINDS

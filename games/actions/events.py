@@ -42,6 +42,16 @@ def table_group(table_id: int) -> str:
     return f"table-{table_id}"
 
 
+def user_group(user_id: int) -> str:
+    """The group of every table and lobby socket a user has open (any session of theirs)."""
+    return f"user-{user_id}"
+
+
+def session_group(session_key: str) -> str:
+    """The group of the sockets opened with one session (one browser's log-in)."""
+    return f"session-{session_key}"
+
+
 # ----------------------------------------------------------------------------- kinds
 TABLE_CHANGED = "table.changed"
 HAND_DEALT = "hand.dealt"
@@ -53,6 +63,7 @@ CHAT_DELETED = "chat.deleted"
 CHAT_CHANGED = "chat.changed"
 LOBBY_CHANGED = "lobby.changed"
 LOBBY_HTML = "lobby.html"
+SESSION_ENDED = "session.ended"
 # Put in a socket's own buffer by the Redis layer after it lost its connection: what was
 # published meanwhile is gone, so the socket sends the table (or the lobby) as it is.
 LAYER_RESUMED = RESUMED
@@ -72,6 +83,8 @@ TABLE_KINDS = frozenset(
     }
 )
 LOBBY_KINDS = frozenset({LOBBY_CHANGED, LOBBY_HTML, LAYER_RESUMED})
+# Sent to a user's or a session's group: every socket there (table or lobby) closes.
+SESSION_KINDS = frozenset({SESSION_ENDED})
 # Table messages after which the lobby's list may look different (a table opened, a seat
 # changed, a match started or was ended). Moves do not change the lobby.
 CHANGES_THE_LOBBY = frozenset({TABLE_CHANGED, HAND_DEALT})
@@ -194,6 +207,13 @@ class LobbyHtml(TypedDict):
     html: str
 
 
+class SessionEnded(TypedDict):
+    """The user's session ended (a log-out, a new password, a deactivated account): a socket
+    opened with it closes; a page whose session still holds opens a new one."""
+
+    type: Literal["session.ended"]
+
+
 TableMessage = (
     TableChanged
     | HandDealt
@@ -264,6 +284,10 @@ def lobby_html(html: str) -> LobbyHtml:
     return LobbyHtml(type="lobby.html", html=html)
 
 
+def session_ended() -> SessionEnded:
+    return SessionEnded(type="session.ended")
+
+
 # ----------------------------------------------------------------------------- sending
 def to_table(message: TableMessage) -> None:
     """Send ``message`` to its table's group once the transaction has committed, and tell the
@@ -280,6 +304,18 @@ def to_lobby() -> None:
     """Tell every lobby socket, after commit, that the table list changed: each renders it
     again for its own viewer."""
     transaction.on_commit(lambda: broadcast.send(LOBBY_GROUP, dict(lobby_changed())))
+
+
+def to_sessions(*, user_id: int | None = None, session_key: str | None = None) -> None:
+    """Close, after commit, every socket of a user (``user_id``: all their sessions) or of
+    one session (``session_key``)."""
+    groups = []
+    if user_id is not None:
+        groups.append(user_group(user_id))
+    if session_key:
+        groups.append(session_group(session_key))
+    for group in groups:
+        transaction.on_commit(lambda group=group: broadcast.send(group, dict(session_ended())))
 
 
 # ----------------------------------------------------------------------------- other apps

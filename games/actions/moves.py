@@ -47,8 +47,12 @@ def play(
     expected_version: int | None = None,
     client_move_id: str | None = None,
     level: str = "",
+    table_id: int | None = None,
 ) -> Played:
     """Apply one move for ``seat`` of ``hand``, as ``by`` (a user, ``"bot"`` or ``"clock"``).
+    ``table_id``: the table the client is at; a hand of another table is answered exactly as
+    a hand that does not exist (``no_hand``), before anything about it is looked at, so no
+    answer tells another table's hand (private or not) from a missing one.
 
     In one transaction: lock the hand, answer a repeated ``client_move_id`` with its first
     result, refuse a stale ``expected_version``, check with the policy that ``by`` may act for
@@ -71,7 +75,9 @@ def play(
         raise GameError("bad_move", "client_move_id is a string of at most 64 characters")
     try:
         with transaction.atomic():
-            return _play_locked(pk, seat, move, by, expected_version, client_move_id, level)
+            return _play_locked(
+                pk, seat, move, by, expected_version, client_move_id, level, table_id
+            )
     except Hand.DoesNotExist as exc:
         raise GameError("no_hand", f"there is no hand {pk}") from exc
     except IntegrityError:
@@ -98,8 +104,10 @@ def submit(
     by: AbstractBaseUser | str,
     expected_version: int | None = None,
     client_move_id: str | None = None,
+    table_id: int | None = None,
 ) -> Played:
     """A move as the table page sends it: an engine move whose tiles may come from the rack.
+    ``table_id``: the table the client is at (see :func:`play`).
 
     ``request`` is ``{"do": ...}`` with the engine's fields (``tile``, ``meld``, ``end``,
     ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and ``tiles``
@@ -113,23 +121,28 @@ def submit(
     move = {k: v for k, v in request.items() if k not in ("layout", "tiles")}
     arranged = request.get("layout")
     if arranged is not None:
-        arranged = arrange(pk, seat, arranged, by=by)
+        arranged = arrange(pk, seat, arranged, by=by, table_id=table_id)
     kind = move["do"]
     if kind in _TABLE_PLAYS and "melds" not in move and "pairs" not in move:
         selected = request.get("tiles")
         if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
             raise GameError("bad_move", "select the tiles to put on the table")
         if arranged is None:
-            arranged = _layout_of(pk, seat)
+            arranged = _layout_of(pk, seat, table_id)
         groups = rack_layout.selected_groups(arranged, selected)
         if groups and all(len(g) == 2 for g in groups):
             move["pairs"] = groups
         else:
             move["melds"] = groups
-    options = {"by": by, "expected_version": expected_version, "client_move_id": client_move_id}
+    options = {
+        "by": by,
+        "expected_version": expected_version,
+        "client_move_id": client_move_id,
+        "table_id": table_id,
+    }
     if kind == "finish" and "groups" not in move and isinstance(move.get("tile"), str):
         if arranged is None:
-            arranged = _layout_of(pk, seat)
+            arranged = _layout_of(pk, seat, table_id)
         groups = rack_layout.groups(arranged, leave_out=move["tile"])
         try:
             return play(pk, seat, {**move, "groups": groups}, **options)  # type: ignore[arg-type]
@@ -139,12 +152,15 @@ def submit(
     return play(pk, seat, move, **options)  # type: ignore[arg-type]
 
 
-def arrange(hand: Hand | int, seat: int, layout: Any, *, by: Any) -> list[str | None]:
+def arrange(
+    hand: Hand | int, seat: int, layout: Any, *, by: Any, table_id: int | None = None
+) -> list[str | None]:
     """Keep how the seat's holder arranged their rack. It must hold exactly the rack's tiles.
-    Not game state (no version, no broadcast): private to the seat, like the rack."""
+    Not game state (no version, no broadcast): private to the seat, like the rack.
+    ``table_id``: the table the client is at (a hand of another is no hand, as in ``play``)."""
     pk = _hand_pk(hand)
     h = Hand.objects.select_related("match").filter(pk=pk).first()
-    if h is None:
+    if h is None or (table_id is not None and h.match.table_id != table_id):
         raise GameError("no_hand", f"there is no hand {pk}")
     seat_row = Seat.objects.filter(table_id=h.match.table_id, position=seat).first()
     if seat_row is None:
@@ -161,9 +177,13 @@ def arrange(hand: Hand | int, seat: int, layout: Any, *, by: Any) -> list[str | 
     return checked
 
 
-def _layout_of(hand_id: int, seat: int) -> list[str | None]:
-    """The seat's stored layout, fitted to its rack now."""
-    h = Hand.objects.filter(pk=hand_id).first()
+def _layout_of(hand_id: int, seat: int, table_id: int | None = None) -> list[str | None]:
+    """The seat's stored layout, fitted to its rack now (a hand of a table other than
+    ``table_id`` is no hand)."""
+    hands = Hand.objects.filter(pk=hand_id)
+    if table_id is not None:
+        hands = hands.filter(match__table_id=table_id)
+    h = hands.first()
     if h is None:
         raise GameError("no_hand", f"there is no hand {hand_id}")
     stored = (
@@ -210,9 +230,12 @@ def _play_locked(
     expected_version: int | None,
     client_move_id: str | None,
     level: str,
+    table_id: int | None = None,
 ) -> Played:
     locked = reads.locked_hand(pk, seat)
     h, seat_row = locked.hand, locked.seat
+    if table_id is not None and locked.table_id != table_id:
+        raise GameError("no_hand", f"there is no hand {pk}")
     try:
         if h.status != Hand.Status.PLAYING:
             raise GameError("hand_over", "the hand has ended")

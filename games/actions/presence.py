@@ -9,6 +9,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Count, Q
 from django.utils import timezone
 
 from games import policy, reads
@@ -67,14 +68,17 @@ def sockets_alive(
         Watcher.objects.filter(channel_name__in=watch_channels).update(seen_at=now)
 
 
-def watcher_opened(table_id: int, user: Any, channel_name: str) -> None:
+def watcher_opened(table_id: int, user: Any, channel_name: str, address: str | None = None) -> None:
     """A spectator's table socket opened (anyone not seated there; the socket already asked
-    the policy whether they may see the table): one more watching."""
+    the policy whether they may see the table): one more watching. Refused
+    (``too_many_sockets``) past the limits on sockets per user and address."""
     now = timezone.now()
+    uid = policy.viewer_id(user)
     with transaction.atomic():
+        policy.check_open_socket(_socket_counts(table_id, uid, address, channel_name, now))
         Watcher.objects.update_or_create(
             channel_name=channel_name,
-            defaults={"table_id": table_id, "user_id": policy.viewer_id(user), "seen_at": now},
+            defaults={"table_id": table_id, "user_id": uid, "seen_at": now, "address": address},
         )
         # Rows of sockets whose server died are dropped once long stale.
         Watcher.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
@@ -98,14 +102,18 @@ def _publish_watchers(table_id: int) -> None:
     events.to_lobby()
 
 
-def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -> None:
-    """A seated player's socket opened: they are here (and back, if they were away)."""
+def socket_opened(
+    seat: Seat | int, user: AbstractBaseUser, channel_name: str, address: str | None = None
+) -> None:
+    """A seated player's socket opened: they are here (and back, if they were away).
+    Refused (``too_many_sockets``) past the limits on sockets per user and address."""
     pk = seat.pk if isinstance(seat, Seat) else seat
     now = timezone.now()
     with transaction.atomic():
         s = Seat.objects.select_for_update().get(pk=pk)
         if s.user_id != user.pk:
             return  # the seat changed hands since the socket was admitted
+        policy.check_open_socket(_socket_counts(s.table_id, user.pk, address, channel_name, now))
         # Another fresh socket of theirs (a second tab, a reconnect racing the old socket's
         # close): the table already shows them here, so nobody needs a new frame.
         already_here = (
@@ -114,7 +122,8 @@ def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -
             .exists()
         )
         Presence.objects.update_or_create(
-            channel_name=channel_name, defaults={"seat": s, "user": user, "seen_at": now}
+            channel_name=channel_name,
+            defaults={"seat": s, "user": user, "seen_at": now, "address": address},
         )
         returning = s.away
         s.away = False
@@ -123,6 +132,39 @@ def socket_opened(seat: Seat | int, user: AbstractBaseUser, channel_name: str) -
         s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
         if returning or not already_here:
             events.to_table(events.table_changed(s.table_id))
+
+
+def _socket_counts(
+    table_id: int, user_id: int | None, address: str | None, channel_name: str, now: Any
+) -> policy.SocketCounts:
+    """The fresh table sockets of the user and of the address, at the table and in all, but
+    ``channel_name`` itself (a socket moving from watching to a seat): two queries."""
+    since = Presence.fresh_since(now)
+    who = Q()
+    if user_id is not None:
+        who |= Q(user_id=user_id)
+    if address:
+        who |= Q(address=address)
+    if not who:
+        return policy.SocketCounts()
+
+    def counted(rows: Any, at_table: Q) -> dict[str, int]:
+        mine = Q(user_id=user_id) if user_id is not None else Q(pk__in=[])
+        here = Q(address=address) if address else Q(pk__in=[])
+        return dict(
+            rows.filter(who, seen_at__gte=since)
+            .exclude(channel_name=channel_name)
+            .aggregate(
+                user_at_table=Count("pk", filter=mine & at_table),
+                user_in_all=Count("pk", filter=mine),
+                address_at_table=Count("pk", filter=here & at_table),
+                address_in_all=Count("pk", filter=here),
+            )
+        )
+
+    watching = counted(Watcher.objects, Q(table_id=table_id))
+    seated = counted(Presence.objects, Q(seat__table_id=table_id))
+    return policy.SocketCounts(**{k: watching[k] + seated[k] for k in watching})
 
 
 def socket_closed(channel_name: str) -> None:
@@ -165,3 +207,10 @@ def mark_gone_players_away(grace_seconds: int = 20, now: Any = None) -> int:
     # Rows of sockets whose server died are kept a while for the record, then dropped.
     Presence.objects.filter(seen_at__lt=now - timedelta(seconds=10 * Presence.FRESH)).delete()
     return count
+
+
+def sessions_ended(*, user_id: int | None = None, session_key: str | None = None) -> None:
+    """A user's sessions (a new password, a deactivated account) or one session (a log-out)
+    ended: their open table and lobby sockets close after commit, so that a copied session
+    signed out over HTTP cannot keep playing or chatting over a socket opened before."""
+    events.to_sessions(user_id=user_id, session_key=session_key)

@@ -43,9 +43,10 @@ def perform(message: protocol.Message, sender: Sender) -> None:
                 by=user,
                 expected_version=message.expected_version,
                 client_move_id=message.client_move_id,
+                table_id=table_id,
             )
         case protocol.Arrange():
-            arrange(message.hand, _seat(sender), message.layout, by=user)
+            arrange(message.hand, _seat(sender), message.layout, by=user, table_id=table_id)
         case protocol.Ready():
             ready(table_id, user)
         case protocol.Rematch():

@@ -17,7 +17,7 @@ from django.utils.html import format_html
 from games import actions, messages, reads
 from games.actions import events
 from games.actions.events import LOBBY_GROUP
-from games.live import server_tasks, table_socket
+from games.live import server_tasks, session_groups, table_socket
 from games.live.socket_guard import Guarded
 
 
@@ -61,6 +61,7 @@ class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         if self.signed_in:
             await database_sync_to_async(actions.lobby_socket_opened)(user, self.channel_name)
             server_tasks.socket_opened("lobby", self.channel_name)
+            await session_groups.join(self)
         greeting, html = await database_sync_to_async(self._render_first)()
         self.sent_html = html
         await self.send(text_data=greeting + html)
@@ -73,6 +74,7 @@ class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+        await session_groups.leave(self)
         if self.signed_in:
             await database_sync_to_async(actions.lobby_socket_closed)(self.channel_name)
 
@@ -107,6 +109,11 @@ class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     async def lobby_html(self, event: dict[str, Any]) -> None:
         """Forward an HTML fragment sent to the lobby group to this socket."""
         await self.send(text_data=event["html"])
+
+    @events.handles(events.SESSION_ENDED)
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        """The session this socket was opened with ended: no more of the player's lobby."""
+        await self.close(code=session_groups.CLOSE_SESSION_ENDED)
 
     @events.handles(events.LOBBY_CHANGED)
     async def lobby_changed(self, event: dict[str, Any]) -> None:

@@ -27,8 +27,10 @@ clock marks the seat away and a bot keeps it warm.
 from __future__ import annotations
 
 import asyncio
+import collections
 import json
 import logging
+import time
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -40,10 +42,10 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from accounts.language import of_session
-from games import actions, chat, messages, policy, protocol, reads
+from games import actions, chat, limits, messages, policy, protocol, reads
 from games.actions import events
 from games.errors import GameError, NotAllowed
-from games.live import loop_reads, server_tasks, state_cache
+from games.live import loop_reads, server_tasks, session_groups, state_cache
 from games.live.socket_guard import UNREACHABLE, Guarded
 from games.models import ChatMessage, Hand, Table
 
@@ -75,6 +77,18 @@ class Rack:
             with translation.override(self.language):
                 self._html = render_to_string("games/table.html#rack", self.context)
         return self._html
+
+
+# The close code of a socket refused for too many open sockets (4000-4999: the
+# application's own; 4429 as HTTP's "Too Many Requests").
+CLOSE_TOO_MANY = 4429
+
+
+def client_address(scope: dict[str, Any]) -> str | None:
+    """The client's address as the socket limits count it: the connection's peer (daphne
+    puts the proxy's X-Forwarded-For there only with ``--proxy-headers``, as for HTTP)."""
+    client = scope.get("client")
+    return str(client[0]) if client else None
 
 
 # What replaces a rack on the page once its seat is no longer the viewer's.
@@ -122,11 +136,21 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     latest_change: dict[str, Any] | None = None
     changes = 0
     read_next = False  # a change merged into the next frame needs a read (see _changed)
+    # The client's address (the limits on sockets per address), a "refresh" being made and
+    # when the last was sent (one a second), and when this socket's messages were refused
+    # lately (past a number, its messages are dropped for a while).
+    address: str | None = None
+    refreshing: asyncio.Task[None] | None = None
+    refreshed_at = float("-inf")
+    refused: collections.deque[float]
+    told_too_fast = False
+    refusal_task: asyncio.Task[None] | None = None
     # The viewer's seat (id, position) in the table last read for a frame (see _follow_seat).
     seen_seat: tuple[int | None, int | None] = (None, None)
 
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
+        self.refused = collections.deque()
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
         self.invite = (query.get("invite") or [None])[0]
@@ -135,19 +159,28 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         if not allowed:
             await self.close()
             return
+        self.address = client_address(self.scope)
+        # In the table's group before the socket is accepted: no change after the client
+        # sees the socket open goes unheard.
         await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
         await self.accept()
-        if self.seat_id is not None:
-            await database_sync_to_async(actions.socket_opened)(
-                self.seat_id, self.scope["user"], self.channel_name
-            )
-            server_tasks.socket_opened("table", self.channel_name)
-        else:
-            # A spectator: counted as watching while the socket is open.
-            await database_sync_to_async(actions.watcher_opened)(
-                self.table_id, self.scope.get("user"), self.channel_name
-            )
-            server_tasks.socket_opened("watch", self.channel_name)
+        try:
+            if self.seat_id is not None:
+                await database_sync_to_async(actions.socket_opened)(
+                    self.seat_id, self.scope["user"], self.channel_name, self.address
+                )
+                server_tasks.socket_opened("table", self.channel_name)
+            else:
+                # A spectator: counted as watching while the socket is open.
+                await database_sync_to_async(actions.watcher_opened)(
+                    self.table_id, self.scope.get("user"), self.channel_name, self.address
+                )
+                server_tasks.socket_opened("watch", self.channel_name)
+        except GameError as exc:  # too many sockets from this account or address
+            await self._refuse(exc.code, exc.message)
+            await self.close(code=CLOSE_TOO_MANY)
+            return
+        await session_groups.join(self)
         await self._send_table()
 
     def _admit(self) -> bool:
@@ -168,11 +201,13 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         server_tasks.socket_closed("table", self.channel_name)
         server_tasks.socket_closed("watch", self.channel_name)
-        if self.sending is not None:
-            self.sending.cancel()
+        for task in (self.sending, self.refreshing, self.refusal_task):
+            if task is not None:
+                task.cancel()
         if not hasattr(self, "table_id"):
             return
         await self.channel_layer.group_discard(events.table_group(self.table_id), self.channel_name)
+        await session_groups.leave(self)
         if self.seat_id is not None:
             await database_sync_to_async(actions.socket_closed)(self.channel_name)
         else:
@@ -192,11 +227,11 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
             await self._refuse(exc.code, exc.message)
             return
         if isinstance(message, protocol.Refresh):
-            # The table as it is now; the rack only if it changed since this socket sent it
-            # (a fresh socket has sent it on connect), so a selection on screen survives.
-            await self._send_table()
+            self._refresh()
             return
         move_id = message.client_move_id if isinstance(message, protocol.Move) else None
+        if self._refusing():
+            return
         sender = actions.Sender(self.table_id, self.scope.get("user"), self.position, self.invite)
         try:
             await database_sync_to_async(actions.perform)(message, sender)
@@ -208,11 +243,45 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
             log.warning("a move at table %s failed: %s", self.table_id, exc)
             await self._refuse("unavailable", "the database is unreachable", move_id)
         except GameError as exc:
+            self.refused.append(time.monotonic())
             await self._refuse(exc.code, exc.message, move_id)
             if isinstance(message, protocol.Arrange) or exc.code in ("stale_version", "hand_over"):
                 # Put the server's arrangement (or the table as it is now) back on screen.
                 self.sent_rack = None
                 await self._send_table()
+
+    def _refresh(self) -> None:
+        """The table as it is now (the rack only if it changed since this socket sent it, so a
+        selection on screen survives): at most once per ``REFRESH_SECONDS``; asks meanwhile
+        are answered by that one frame, never queued (each costs a read and a render)."""
+        if self.refreshing is not None and not self.refreshing.done():
+            return  # one is coming
+        wait = self.refreshed_at + limits.REFRESH_SECONDS - time.monotonic()
+        self.refreshing = asyncio.create_task(self._refresh_after(max(wait, 0.0)))
+
+    async def _refresh_after(self, wait: float) -> None:
+        if wait:
+            await asyncio.sleep(wait)
+        self.refreshed_at = time.monotonic()
+        await self._send_table()
+
+    def _refusing(self) -> bool:
+        """Past ``REFUSALS_ALLOWED`` refused messages in ``REFUSALS_WINDOW`` seconds, the
+        socket's messages are dropped unread (no database work) until the window has room;
+        one refusal says so. (A page that plays never comes near: a move is refused only when
+        the player's view was out of date.)"""
+        now = time.monotonic()
+        while self.refused and self.refused[0] < now - limits.REFUSALS_WINDOW:
+            self.refused.popleft()
+        if len(self.refused) < limits.REFUSALS_ALLOWED:
+            self.told_too_fast = False
+            return False
+        if not self.told_too_fast:
+            self.told_too_fast = True
+            self.refusal_task = asyncio.create_task(
+                self._refuse("too_fast", "too many refused messages: wait a few seconds")
+            )
+        return True
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
         """Tell this socket alone why its request was refused, in its language."""
@@ -277,19 +346,25 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         was = self.seat_id
         # Set before any await: a frame made meanwhile finds the switch done.
         self.seat_id, self.position = seat_id, position
-        channel, user = self.channel_name, self.scope["user"]
+        channel, user, address = self.channel_name, self.scope["user"], self.address
         if was is None:
             server_tasks.socket_closed("watch", channel)
             await database_sync_to_async(actions.watcher_closed)(channel)
         else:
             server_tasks.socket_closed("table", channel)
             await database_sync_to_async(actions.socket_closed)(channel)
-        if seat_id is not None:
-            await database_sync_to_async(actions.socket_opened)(seat_id, user, channel)
-            server_tasks.socket_opened("table", channel)
-        else:
-            await database_sync_to_async(actions.watcher_opened)(self.table_id, user, channel)
-            server_tasks.socket_opened("watch", channel)
+        try:
+            if seat_id is not None:
+                await database_sync_to_async(actions.socket_opened)(seat_id, user, channel, address)
+                server_tasks.socket_opened("table", channel)
+            else:
+                await database_sync_to_async(actions.watcher_opened)(
+                    self.table_id, user, channel, address
+                )
+                server_tasks.socket_opened("watch", channel)
+        except GameError as exc:  # too many sockets from this account or address
+            await self._refuse(exc.code, exc.message)
+            await self.close(code=CLOSE_TOO_MANY)
 
     async def _state_of_change(self, event: dict[str, Any]) -> reads.TableState:
         """The table after the change ``event`` tells of. A move (``hand.moved`` with its
@@ -416,6 +491,11 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
                 await self._send_table(event.get("change"), event)
             except Exception:  # a task's error would go unseen: log it, the next change retries
                 log.exception("a frame for table %s failed", self.table_id)
+
+    @events.handles(events.SESSION_ENDED)
+    async def session_ended(self, event: dict[str, Any]) -> None:
+        """The session this socket was opened with ended: it plays and chats no more."""
+        await self.close(code=session_groups.CLOSE_SESSION_ENDED)
 
     @events.handles(events.TABLE_WATCHERS)
     async def table_watchers(self, event: dict[str, Any]) -> None:

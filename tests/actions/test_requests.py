@@ -17,7 +17,7 @@ from games import actions, protocol
 from games.catalog import ensure_variants
 from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Participant, Seat, Table
-from tests.play import seed_of
+from tests.play import seed_of, user_table
 from tests.sockets import cookie_for, drain, live_frames, socket
 from tests.users import make_user
 
@@ -259,3 +259,35 @@ def test_between_hands_a_spectator_is_offered_the_seat_its_player_left() -> None
     Match.objects.filter(pk=match.pk).update(next_hand_at=timezone.now())
     page = watcher.get(reverse("table", args=[table.pk])).content.decode()
     assert page.count('data-action="sit"') == 1 and 'data-seat="0"' in page
+
+
+# ----------------------------------------------------------------------------- other tables' hands
+def test_a_hand_of_another_table_is_answered_as_a_missing_one() -> None:
+    """Seated at one's own table, naming another table's hand (private and live, finished,
+    or with its version) gets exactly the answer a hand id that no hand has gets."""
+    mine, (me, _other), _match = running()
+    private, users = user_table("classic")
+    Table.objects.filter(pk=private.pk).update(is_private=True)
+    live = actions.start_match(private, by=actions.SYSTEM, seed=seed_of(9)).hands.get()
+    finished, _ = user_table("duz")
+    over = actions.start_match(finished, by=actions.SYSTEM, seed=seed_of(10)).hands.get()
+    Hand.objects.filter(pk=over.pk).update(status=Hand.Status.FINISHED)
+    missing = Hand.objects.order_by("-pk").first().pk + 1000  # type: ignore[union-attr]
+    client = Client()
+    client.force_login(me)
+    url = reverse("table_move", args=[mine.pk])
+
+    def answer(payload: dict[str, Any]) -> tuple[int, str]:
+        response = client.post(url, {"payload": json.dumps(payload)})
+        return response.status_code, response.content.decode()
+
+    for move in ({"do": "draw"}, {"do": "finish", "tile": "R1"}, {"do": "open", "tiles": ["R1"]}):
+        answers = set()
+        for hand in (live.pk, over.pk, missing):
+            for version in ({}, {"expected_version": 0}, {"expected_version": 5}):
+                answers.add(answer({"type": "move", "hand": hand, "move": move, **version}))
+            answers.add(answer({"type": "arrange", "hand": hand, "layout": []}))
+        assert len(answers) == 1, answers
+        status, html = answers.pop()
+        assert status == 200 and 'data-error="no_hand"' in html
+    assert Hand.objects.get(pk=live.pk).version == 0

@@ -92,7 +92,7 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
             assert occupants_once(page, want) == want
             label = panel.locator("[data-quick-wait]").inner_text().strip()
             assert re.fullmatch(r"\d+ s", label), label
-            assert page.locator('[data-action="start-with-bots"]').is_visible()
+            page.locator('[data-action="start-with-bots"]').wait_for(timeout=15_000)
             assert page.locator('[data-action="add-bot"], [data-action="start"]').count() == 0
         second.screenshot(path=str(artifacts / f"quick-wait-{size}.png"))
         # The page counts the seconds down by itself.
