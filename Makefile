@@ -15,8 +15,10 @@ DEV_STAMP := $(VENV)/.installed-dev
 NODE_STAMP := node_modules/.installed
 
 # The clock (bots, move timers, away seats, the next hand). Without REDIS_URL it runs inside
-# daphne (games/live.py); with REDIS_URL `make run` starts a run_clock worker beside daphne and
-# stops it when daphne stops.
+# daphne (games/live/server_tasks.py); with REDIS_URL `make run` starts a run_clock worker beside
+# daphne and stops it when daphne stops: Ctrl-C reaches daphne (the terminal signals the whole
+# foreground group) but not the worker (the shell makes a job started with `&` ignore SIGINT),
+# so the trap stops it.
 ifneq ($(strip $(REDIS_URL)),)
 WORKER ?= $(MANAGE) run_clock
 endif
@@ -37,7 +39,8 @@ else
 endif
 
 # Production: PROCESSES daphne processes on PORT, PORT+1, ... and the clock worker, on the
-# PostgreSQL and Redis of DATABASE_URL and REDIS_URL (README: "Production settings").
+# PostgreSQL and Redis of DATABASE_URL and REDIS_URL (README: "Production settings"). serve
+# restarts a crashed process alone; under systemd, deploy/systemd/okey.service runs it.
 PROCESSES ?= 2
 serve: install
 	$(MANAGE) migrate --noinput

@@ -16,6 +16,7 @@ from django.http import HttpRequest
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
+from accounts import names
 from accounts.models import Profile
 
 SESSION_KEY = "account"
@@ -53,7 +54,7 @@ def _account(request: HttpRequest) -> Account | None:
     name, guest = _kept(request, user.pk)
     username = user.get_username()
     return Account(
-        name=name or username,
+        name=names.shown(name) or username,  # a stored name may predate the name policy
         url=reverse("profile", args=[username]),
         is_guest=guest,
     )

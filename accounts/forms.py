@@ -15,23 +15,13 @@ from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, 
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
+from accounts import names
 from accounts.models import Profile
-
-# Names made for guests start with this; nobody may choose one.
-GUEST_PREFIX = "guest-"
-
-
-def check_not_guest_name(username: str) -> None:
-    if username.lower().startswith(GUEST_PREFIX):
-        raise ValidationError(
-            _("Names starting with “%(prefix)s” are kept for guests: choose another."),
-            code="reserved",
-            params={"prefix": GUEST_PREFIX},
-        )
 
 
 class _OptionalEmail:
-    """The e-mail address is optional: it is only where a password reset goes."""
+    """The e-mail address is optional: it is only where a password reset goes. The username
+    keeps to ASCII (``accounts.names``), and says so."""
 
     fields: Any
 
@@ -39,10 +29,14 @@ class _OptionalEmail:
         super().__init__(*args, **kwargs)
         self.fields["email"].required = False
         self.fields["email"].help_text = _("Optional: where to send a password reset.")
+        username = self.fields["username"]
+        username.validators.append(names.USERNAME_VALIDATOR)  # the form's own copy
+        username.help_text = names.USERNAME_HELP
 
 
 class SignupForm(_OptionalEmail, UserCreationForm):
-    """Django's sign-up form, plus an optional e-mail address (for password resets)."""
+    """Django's sign-up form, plus an optional e-mail address (for password resets); the
+    username follows the name policy (``accounts.names``)."""
 
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
@@ -51,7 +45,7 @@ class SignupForm(_OptionalEmail, UserCreationForm):
     def clean_username(self) -> str | None:
         username = super().clean_username()
         if username:
-            check_not_guest_name(username)
+            names.check_username(username)
         return username
 
 
@@ -70,18 +64,20 @@ class KeepAccountForm(_OptionalEmail, BaseUserCreationForm):
 
     def clean_username(self) -> str:
         username: str = self.cleaned_data["username"]
-        check_not_guest_name(username)
+        names.check_not_guest_name(username)
         model = self._meta.model
         taken = model.objects.filter(username__iexact=username).exclude(pk=self.instance.pk)
         if taken.exists():
             raise ValidationError(
                 self.instance.unique_error_message(model, ["username"]), code="unique"
             )
+        names.check_username(username, self.instance)
         return username
 
 
 class ProfileForm(forms.ModelForm):
-    """What the owner edits on their profile page."""
+    """What the owner edits on their profile page. The display name is cleaned and follows the
+    name policy (``accounts.names``)."""
 
     display_name = forms.CharField(
         label=_("Display name"),
@@ -99,6 +95,18 @@ class ProfileForm(forms.ModelForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["language"].choices = [("", _("As my browser says")), *settings.LANGUAGES]
+
+    def clean_display_name(self) -> str:
+        name = names.clean_name(self.cleaned_data["display_name"])
+        if not name:
+            raise ValidationError(names.NOTHING_VISIBLE, code="invisible")
+        # NFC may lengthen a name a little: the field's limits again, on what is stored.
+        self.fields["display_name"].run_validators(name)
+        # A name kept as it is (the form is also where the language changes) is not judged
+        # again: the policy is for names chosen, and an older one is shown cleaned anyway.
+        if name != names.shown(self.instance.display_name):
+            names.check_display_name(name, getattr(self.instance, "user", None))
+        return name
 
 
 class LoginLimitsMixin:

@@ -10,12 +10,15 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from accounts import names
+
 
 class Profile(models.Model):
     user = models.OneToOneField(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
     )
-    # Shown to other players instead of the username; blank: the username.
+    # Shown to other players instead of the username; blank: the username. Set through the
+    # name policy (accounts.names: the profile form, the admin's cleaning).
     display_name = models.CharField(_("display name"), max_length=40, blank=True)
     # The language the site speaks to this player; blank: the browser's (cookie, then
     # Accept-Language), as for visitors.
@@ -44,7 +47,9 @@ class Profile(models.Model):
 
 
 def display_name(user: Any) -> str:
-    """The name other players see: the profile's display name, else the username.
+    """The name other players see: the profile's display name, else the username. The display
+    name is cleaned as it is shown too (``accounts.names.shown``): a row may predate the name
+    policy; one with nothing visible left shows the username.
 
     Reads ``user.profile`` as it is: load it with ``select_related("user__profile")`` (a user
     without a profile row then costs no query and falls back to the username)."""
@@ -55,5 +60,5 @@ def display_name(user: Any) -> str:
     except ObjectDoesNotExist:
         return str(user.get_username())
     if profile is not None and profile.display_name:
-        return str(profile.display_name)
+        return names.shown(profile.display_name) or str(user.get_username())
     return str(user.get_username())

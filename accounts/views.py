@@ -22,8 +22,9 @@ from django.views.decorators.http import require_http_methods, require_POST
 from django.views.i18n import set_language as django_set_language
 
 from accounts import backends, context_processors, language, limits
-from accounts.forms import GUEST_PREFIX, KeepAccountForm, SignupForm
+from accounts.forms import KeepAccountForm, SignupForm
 from accounts.models import Profile
+from accounts.names import GUEST_PREFIX
 
 GUEST_NAME_CHARACTERS = string.ascii_lowercase + string.digits
 GUEST_NAME_LENGTH = 6

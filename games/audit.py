@@ -121,6 +121,27 @@ def verify_hand(hand: Hand) -> list[str]:
     return [p for finding in audit(hand) for p in finding.problems]
 
 
+# How often a hand that moved while it was being checked is read and checked again.
+SETTLE_TRIES = 5
+
+
+def verify_settled(hand_id: int, tries: int = SETTLE_TRIES) -> list[str] | None:
+    """:func:`verify_hand` of a hand that may be being played: the hand row and its moves are
+    read by separate queries, so a move committed between the two would look like a
+    difference. A hand whose version changed while it was checked is read and checked again;
+    one still moving after ``tries`` is not judged (None). A missing hand has nothing to
+    check ([])."""
+    for _attempt in range(tries):
+        hand = Hand.objects.select_related("match__table__variant").filter(pk=hand_id).first()
+        if hand is None:
+            return []
+        problems = verify_hand(hand)
+        now = Hand.objects.filter(pk=hand_id).values_list("version", "status").first()
+        if now == (hand.version, hand.status):
+            return problems
+    return None
+
+
 @dataclass(frozen=True)
 class Check:
     """One check of a deal: a stable key, what it checks (in words), whether it passed."""

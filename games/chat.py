@@ -8,11 +8,11 @@ never marked safe). The actions (``games.actions.chat.send_chat``) write message
 
 from __future__ import annotations
 
-import unicodedata
 from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
+from accounts import names
 from games.errors import GameError
 from games.models import ChatMessage
 
@@ -39,13 +39,6 @@ RATE_SECONDS = 10
 # How many lines a page shows when it opens (see ``reads.chat_context``).
 HISTORY = 50
 
-# Characters that are dropped: bidirectional overrides and isolates (they could make a line
-# read backwards), zero-width marks and the byte-order mark.
-_INVISIBLE = frozenset(
-    "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e"
-    "\u2060\u2066\u2067\u2068\u2069\ufeff"
-)
-
 
 def check_typed(text: Any) -> None:
     """The checks of a text that cost nothing, made before any other work: it is text, and
@@ -57,22 +50,14 @@ def check_typed(text: Any) -> None:
 
 
 def clean_text(text: Any) -> str:
-    """Free text as it is stored: NFC-normalised, line breaks and tabs turned into spaces,
-    other control characters and invisible direction marks removed, runs of spaces kept as
-    typed, and stripped. Refuses an empty text and one longer than ``MAX_LENGTH`` characters
-    (a long text is refused, never cut)."""
+    """Free text as it is stored, cleaned as names are (``accounts.names.clean``): line breaks
+    and tabs turned into spaces, control characters, direction marks, overrides and isolates
+    and other invisible characters removed, NFC-normalised, runs of spaces kept as typed, and
+    stripped. Refuses an empty text and one longer than ``MAX_LENGTH`` characters (a long text
+    is refused, never cut)."""
     if not isinstance(text, str):
         raise GameError("bad_chat", "a chat message is text")
-    text = unicodedata.normalize("NFC", text)
-    kept = []
-    for ch in text:
-        if ch in "\t\n\r\v\f\x85\u2028\u2029":
-            kept.append(" ")
-        elif unicodedata.category(ch) == "Cc" or ch in _INVISIBLE:
-            continue
-        else:
-            kept.append(ch)
-    cleaned = "".join(kept).strip()
+    cleaned = names.clean(text)
     if not cleaned:
         raise GameError("chat_empty", "the message is empty")
     if len(cleaned) > MAX_LENGTH:
@@ -102,7 +87,7 @@ def line(message: ChatMessage) -> dict[str, Any]:
     return {
         "id": message.pk,
         "user_id": message.user_id,
-        "author": message.author,
+        "author": names.shown(message.author),  # a line may predate the name policy
         "canned": message.canned,
         "text": phrase(message.canned) if message.canned else message.text,
         "created_at": message.created_at,

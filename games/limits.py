@@ -24,3 +24,12 @@ REFRESH_SECONDS = 1.0
 # are dropped unread (one refusal says so) until the window has room again.
 REFUSALS_ALLOWED = 20
 REFUSALS_WINDOW = 10.0
+
+# "New table": open tables (open or playing) one account may have created, and those that
+# guest accounts created from one address (a guest is a click away: the address is what
+# stays); past them the lobby could be filled by one creator.
+OPEN_TABLES_PER_ACCOUNT = 3
+OPEN_TABLES_PER_GUEST_ADDRESS = 6
+# How many tables one address may ask to open in an hour (counted in the cache, before the
+# form is read: accounts.limits.Rate).
+NEW_TABLES_PER_HOUR = 12

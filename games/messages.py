@@ -95,6 +95,12 @@ REFUSALS: dict[str, Any] = {
         "Too many table connections are open from your account or address: close another tab."
     ),
     "too_fast": gettext_lazy("Too many refused moves: wait a few seconds."),
+    "too_many_tables": gettext_lazy(
+        "You have as many open tables as one may have: finish or leave one first."
+    ),
+    "new_tables_too_fast": gettext_lazy(
+        "Many tables were opened from your address lately: try again in a while."
+    ),
     "unavailable": gettext_lazy(
         "The server could not reach its database just now. Try again in a moment."
     ),

@@ -95,6 +95,9 @@ class Table(models.Model):
         help_text=_("the league season this table's matches count for, if any"),
     )
     created_at = models.DateTimeField(auto_now_add=True)
+    # The address "New table" was sent from: guests (a new account a click) are limited in
+    # open tables per address, not only per account (games.limits).
+    created_from = models.GenericIPAddressField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

@@ -192,12 +192,25 @@ def check_one_live_table(user: Any, live_elsewhere: int | None) -> None:
         )
 
 
-def check_open_table(user: Any, live_elsewhere: int | None) -> None:
+def check_open_table(
+    user: Any, live_elsewhere: int | None, opened: int = 0, opened_by_guests_here: int = 0
+) -> None:
     """A signed-in player may open a table (taking its first seat) or play now, if they hold
-    no seat at another live table."""
+    no seat at another live table; and open one of their own ("New table") while they have
+    fewer than ``OPEN_TABLES_PER_ACCOUNT`` live tables they opened (``opened``), and, for a
+    guest, while the guests of their address have fewer than
+    ``OPEN_TABLES_PER_GUEST_ADDRESS`` (``opened_by_guests_here``)."""
     if _user_id(user) is None:
         raise NotAllowed("sign_in", "sign in to open a table")
     check_one_live_table(user, live_elsewhere)
+    if (
+        opened >= limits.OPEN_TABLES_PER_ACCOUNT
+        or opened_by_guests_here >= limits.OPEN_TABLES_PER_GUEST_ADDRESS
+    ):
+        raise GameError(
+            "too_many_tables",
+            "you have opened as many tables as one may have open: close or finish one first",
+        )
 
 
 def check_stand(table: Table, seats: list[Seat], user: Any) -> Seat:

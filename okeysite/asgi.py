@@ -1,7 +1,8 @@
 """ASGI entry point: HTTP goes to Django, WebSockets to the Channels consumers.
 
 WebSockets carry the session cookie but are not covered by CSRF protection, so every
-socket must come from an allowed origin before it reaches the authentication stack.
+socket must come from an allowed host, and from the site's own origin (scheme, host and port:
+``okeysite.origins``), before it reaches the authentication stack.
 """
 
 import os
@@ -19,6 +20,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.server_tasks import ServerTasks  # noqa: E402
+from okeysite.origins import SameOriginValidator  # noqa: E402
 
 # ServerTasks: the presence heartbeat of this process's sockets and, without Redis, the clock
 # (games.live.server_tasks).
@@ -27,7 +29,7 @@ application = ServerTasks(
         {
             "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+                SameOriginValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
             ),
         }
     )

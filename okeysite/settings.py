@@ -425,8 +425,16 @@ LOGGING = {
             "formatter": "plain",
         },
     },
+    "filters": {"request_too_big": {"()": "okeysite.log_filters.RequestTooBig"}},
     "root": {"handlers": ["stdout"], "level": LOG_LEVEL},
     "loggers": {
         "django": {"handlers": ["stdout"], "level": LOG_LEVEL, "propagate": False},
+        # A body refused for its size: one warning with the size, not an error's traceback.
+        "django.security.RequestDataTooBig": {
+            "handlers": ["stdout"],
+            "level": LOG_LEVEL,
+            "filters": ["request_too_big"],
+            "propagate": False,
+        },
     },
 }

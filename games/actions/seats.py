@@ -13,6 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from accounts.models import Profile
 from games import policy
 from games.actions import events
 from games.actions.matches import end_match, start_match
@@ -172,6 +173,11 @@ def leave_table(table: Table | int, user: AbstractBaseUser) -> Seat:
             match = Match.objects.filter(table=t, status=Match.Status.PLAYING).first()
         if match is None:
             _free(seat)
+            if t.created_by_id is not None and not any(s.user_id for s in seats if s != seat):
+                # Nobody is left at a table someone opened: it closes (off the lobby, and off
+                # its creator's count of open tables).
+                t.status = Table.Status.FINISHED
+                t.save(update_fields=["status"])
         else:
             now = timezone.now()
             Abandonment.objects.get_or_create(
@@ -271,12 +277,22 @@ def open_table(
     auto_start: bool = False,
     other_tables: bool = False,
     chat_enabled: bool = True,
+    address: str | None = None,
 ) -> Table:
     """A signed-in player opens a table (the lobby's "New table") and takes seat 0, in one
-    transaction: a refused option or a seat elsewhere leaves nothing behind."""
+    transaction: a refused option or a seat elsewhere leaves nothing behind. ``address``: the
+    request's, for the limit on guests' tables per address."""
     with transaction.atomic():
         lock_user(user)
-        policy.check_open_table(user, None if other_tables else live_elsewhere(user))
+        live = Table.objects.filter(status__in=policy.LIVE_STATUSES)
+        opened = live.filter(created_by=user).count()
+        by_guests = 0
+        if address and Profile.objects.filter(user=user, is_guest=True).exists():
+            by_guests = live.filter(
+                created_from=address, created_by__profile__is_guest=True
+            ).count()
+        elsewhere = None if other_tables else live_elsewhere(user)
+        policy.check_open_table(user, elsewhere, opened, by_guests)
         table = create_table(
             variant=variant,
             created_by=user,
@@ -288,6 +304,8 @@ def open_table(
             other_tables=other_tables,
             chat_enabled=chat_enabled,
         )
+        if address:
+            Table.objects.filter(pk=table.pk).update(created_from=address)
         sit(table, user, 0)
     return table
 

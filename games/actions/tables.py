@@ -12,6 +12,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import F
 
+from accounts import names
 from games import engine, policy
 from games.actions import events
 from games.errors import GameError
@@ -38,14 +39,15 @@ def create_table(
     chat_enabled: bool = True,
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine. With
-    ``auto_start`` the match starts by itself when the last seat is filled."""
+    ``auto_start`` the match starts by itself when the last seat is filled. The name is
+    cleaned (``table_name``)."""
     v = variant if isinstance(variant, Variant) else Variant.objects.get(key=variant)
     checked = check_table_settings(v, options, move_timer, players, season)
     with transaction.atomic():
         table = Table.objects.create(
             variant=v,
             options=checked,
-            name=name or f"{v.name} table",
+            name=table_name(name, v),
             is_private=is_private,
             created_by=created_by,
             move_timer=int(checked["timer"]),
@@ -60,6 +62,17 @@ def create_table(
         )
     events.to_table(events.table_changed(table.id))
     return table
+
+
+def table_name(name: str, variant: Variant) -> str:
+    """A table's name as it is stored, cleaned as every name is (``accounts.names``: no
+    direction overrides or invisible characters); the variant's table when nothing visible is
+    left. Every writer of a table's name comes here, so no caller can skip the cleaning."""
+    cleaned = names.clean_name(str(name or ""))
+    limit = Table._meta.get_field("name").max_length
+    if limit is not None and len(cleaned) > limit:  # NFC may lengthen a name a little
+        raise GameError("bad_name", f"a table's name has at most {limit} characters")
+    return cleaned or f"{variant.name} table"
 
 
 def check_table_settings(
@@ -125,6 +138,8 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
             raise GameError(
                 "season_options", "this table's options are not the season's table options"
             )
+        if "name" in changes:
+            changes["name"] = table_name(changes["name"], t.variant)
         for key, value in changes.items():
             setattr(t, key, value)
         t.save(update_fields=sorted(changes))

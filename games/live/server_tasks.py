@@ -16,6 +16,13 @@ commits.
 
 ``ServerTasks`` wraps the ASGI application and starts both tasks on the first connection
 (daphne does not speak the ASGI lifespan protocol).
+
+Stopping (Ctrl-C, SIGTERM): daphne cancels its connections and stops its event loop, but a
+cancelled socket's ``disconnect`` (or a clock pass) goes on in a worker thread, and with the
+in-memory layer its message after commit waits for that loop, which never runs again; Python's
+exit waits for such threads for ever, so the process would never end (and ``make run`` with
+it). When the server starts stopping, this process's tasks are cancelled and a watchdog ends
+the process ``EXIT_GRACE_SECONDS`` later if it is still there (``_stop_when_told``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import sys
+import threading
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -66,6 +76,11 @@ watch_sockets: set[str] = set()  # spectators' table sockets (Watcher rows)
 
 _tasks: dict[str, asyncio.Task[None]] = {}
 
+# How long a server that began to stop may take before the watchdog ends it: a clean stop
+# takes well under a second; what is left then only waits for a loop that has stopped.
+EXIT_GRACE_SECONDS = 3.0
+_watching_shutdown = False
+
 
 def _sockets(kind: str) -> set[str]:
     return {"table": table_sockets, "lobby": lobby_sockets, "watch": watch_sockets}[kind]
@@ -87,6 +102,7 @@ def _start() -> None:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return  # not in a server (a management command, a sync test): nothing to run
+    _stop_when_told()
     for name, factory in (("heartbeat", _heartbeat), ("clock", _clock)):
         task = _tasks.get(name)
         if task is not None and not task.done() and task.get_loop() is loop:
@@ -94,6 +110,42 @@ def _start() -> None:
         if name == "clock" and not settings.CLOCK_IN_SERVER:
             continue
         _tasks[name] = loop.create_task(factory(), name=f"okey-{name}")
+
+
+def _stop_when_told() -> None:
+    """Under daphne (Twisted's reactor): when the server begins to stop, cancel this process's
+    tasks (no clock pass starts any more) and start the exit watchdog. Other servers, and
+    tests, have no running reactor: nothing to do."""
+    global _watching_shutdown
+    # Looked up, not imported: importing it would install a reactor where none runs.
+    reactor = sys.modules.get("twisted.internet.reactor")
+    if _watching_shutdown or reactor is None or not getattr(reactor, "running", False):
+        return
+    _watching_shutdown = True
+    reactor.addSystemEventTrigger("before", "shutdown", _shutting_down)
+
+
+def _shutting_down() -> None:
+    for task in _tasks.values():
+        task.cancel()
+    threading.Thread(target=_exit_if_still_here, name="okey-exit-watchdog", daemon=True).start()
+
+
+def _exit_if_still_here() -> None:
+    """A daemon thread: Python's exit does not wait for it, so it only acts when something
+    else holds the process (a worker thread waiting for the stopped loop)."""
+    threading.Event().wait(EXIT_GRACE_SECONDS)
+    main = threading.main_thread()
+    stuck = [t.name for t in threading.enumerate() if t is not main and not t.daemon]
+    log.warning(
+        "still running %s s after the server began to stop (threads: %s): exiting now",
+        EXIT_GRACE_SECONDS,
+        ", ".join(stuck),
+    )
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    os._exit(0)  # the stop was asked for; the threads left would wait for ever
 
 
 def _in_thread(fn: Any) -> Any:

@@ -16,6 +16,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from accounts import names
 from games import engine, messages
 from games.engine.variants import OPTIONS, PLAYERS, Choice
 from games.models import Variant
@@ -152,6 +153,11 @@ class NewTableForm(forms.Form):
             )
         options = [(a, names.get(a, str(a))) for a in (choice.allowed or ())]
         return forms.CharField(label=label, widget=forms.Select(choices=options))
+
+    def clean_name(self) -> str:
+        """The name cleaned as every name is (``accounts.names``); "" (the default name) when
+        nothing visible is left."""
+        return names.clean_name(self.cleaned_data["name"])
 
     def options(self) -> dict[str, Any]:
         """The table options, as posted (call after ``is_valid``)."""

@@ -23,9 +23,10 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from accounts.limits import Rate, client_address
 from accounts.models import Profile
 from accounts.views import become_guest
-from games import actions, reads
+from games import actions, limits, reads
 from games import messages as game_messages
 from games.errors import GameError, NotAllowed
 from games.live import state_cache
@@ -75,6 +76,10 @@ def new_table_form(request: HttpRequest, rows: list[Variant]) -> SafeString:
     return mark_safe(html.replace(_CSRF_MARK, get_token(request)))  # noqa: S308 - rendered
 
 
+# "New table" asked for per address (every account and guest of it), per hour.
+NEW_TABLES = Rate("games.new-tables", f"{limits.NEW_TABLES_PER_HOUR}/h")
+
+
 @require_http_methods(["GET", "POST"])
 def new_table(request: HttpRequest) -> HttpResponse:
     """GET: the form for a variant (htmx swaps it in when the variant changes). POST: check
@@ -91,6 +96,11 @@ def new_table(request: HttpRequest) -> HttpResponse:
         keep["chat_enabled"] = chat_ticked or "variant" not in request.GET
         form = NewTableForm(variant=request.GET.get("variant"), initial=keep)
         return _form_response(request, form)
+    if NEW_TABLES.exceeded(request):  # counted before the form is read
+        form = NewTableForm(request.POST)
+        form.is_valid()
+        form.add_error(None, game_messages.refusal("new_tables_too_fast", ""))
+        return _form_response(request, form)
     form = NewTableForm(request.POST)
     if form.is_valid():
         try:
@@ -104,6 +114,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
                 auto_start=form.cleaned_data["auto_start"],
                 other_tables=form.cleaned_data["other_tables"],
                 chat_enabled=form.cleaned_data["chat_enabled"],
+                address=client_address(request),
             )
         except GameError as exc:
             form.add_error(None, refusal(exc))

@@ -4,6 +4,7 @@ from typing import Any
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
 from games import actions, messages, policy, protocol, reads
@@ -49,7 +50,17 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     context["chat"] = reads.chat_context(
         table_id, request.user, invite, table=state.table, seats=state.seats, counts=counts
     )
-    return render(request, "games/table.html", context)
+    response = render(request, "games/table.html", context)
+    if context["my_seat"] is not None:
+        private(response)
+    return response
+
+
+def private(response: HttpResponse) -> HttpResponse:
+    """A page or answer that shows a seat's rack is the player's alone: no shared cache keeps
+    it, nor the browser's cache (another person at the same computer)."""
+    patch_cache_control(response, private=True, no_store=True)
+    return response
 
 
 # A payload larger than a socket message may be (games.live.socket_guard) is refused unread.
@@ -110,7 +121,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     context = reads.table_context(table_id, request.user, invite)
     html = render_to_string("games/table.html#live", context, request=request)
     html += render_to_string("games/table.html#rack", context, request=request)
-    return HttpResponse(html)
+    return private(HttpResponse(html))
 
 
 @require_POST

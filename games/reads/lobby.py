@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.http import urlencode
 from django.utils.translation import gettext, ngettext
 
+from accounts import names
 from accounts.models import display_name
 from games import engine, policy
 from games.messages import variant_description, variant_name
@@ -242,7 +243,8 @@ def _seat(s: Seat, uid: int | None) -> dict[str, Any]:
 def _listed_seat(s: _SeatRow, uid: int | None, words: _Words) -> dict[str, Any]:
     """:func:`_seat` for the lobby's list, from plain values, with ``label``: who sits there
     in words (their name, "Bot (level)", or "" for an empty seat)."""
-    name = (s.user__profile__display_name or s.user__username or "") if s.user_id else ""
+    stored = (s.user__profile__display_name or s.user__username or "") if s.user_id else ""
+    name = names.shown(stored)  # a row may predate the name policy
     if s.user_id:
         label = name
     elif s.bot_level:

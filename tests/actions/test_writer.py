@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import io
 import random
 import threading
 import time
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -415,3 +417,31 @@ def test_it_stores_the_engines_normalised_move_as_the_one_log() -> None:
     assert hand.moves.get().action == {"do": "discard", "tile": tile}
     assert "log" not in hand.state  # the Move rows are the log; the snapshot holds none
     assert not audit.verify_hand(hand)
+
+
+def test_verify_hands_while_a_hand_is_being_played_reports_no_false_difference(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A move committed between the read of a hand and the read of its moves made the audit
+    see one move more than the hand's version. The hand is read and checked again instead."""
+    table, users = user_table("duz")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
+    hand = match.hands.get()
+    played = []
+    verify = audit.verify_hand
+
+    def a_move_meanwhile(stale: Any) -> list[str]:
+        if not played:  # the first check reads the hand, then a move commits
+            h = Hand.objects.get(pk=stale.pk)
+            tile = engine.format_tile(h.engine_hand().racks[h.turn][0])
+            played.append(
+                actions.play(h, h.turn, {"do": "discard", "tile": tile}, by=users[h.turn])
+            )
+        return verify(stale)
+
+    monkeypatch.setattr(audit, "verify_hand", a_move_meanwhile)
+    out = io.StringIO()
+    call_command("verify_hands", "--hand", str(hand.pk), stdout=out)
+    assert played and "1 hands verified" in out.getvalue()
+    # The stale read alone would have seen the move as a difference.
+    assert any("version 0 but 1 moves" in p for p in verify(hand))

@@ -129,7 +129,9 @@ async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socke
 @pytest.mark.django_db(transaction=True)
 async def test_an_oversized_lobby_socket_message_is_refused_and_the_socket_stays() -> None:
     ws = WebsocketCommunicator(
-        application, "/ws/lobby/", headers=[(b"origin", b"http://localhost:8000")]
+        application,
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")],
     )
     connected, _ = await ws.connect(timeout=5)
     assert connected
@@ -363,3 +365,20 @@ def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
     response = client.post(url, huge, content_type="application/json")
     assert response.status_code == 400
     assert match.hands.get().version == 0
+
+
+def test_a_body_refused_for_its_size_is_logged_as_one_warning_with_its_size(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    table, users = user_table("duz")
+    client = Client(raise_request_exception=False)
+    client.force_login(users[0])
+    url = reverse("table_move", args=[table.pk])
+    with caplog.at_level("INFO", logger="django.security.RequestDataTooBig"):
+        response = client.post(url, "x" * (300 * 1024), content_type="application/json")
+    assert response.status_code == 400
+    records = [r for r in caplog.records if r.name == "django.security.RequestDataTooBig"]
+    assert len(records) == 1
+    record = records[0]
+    assert record.levelname == "WARNING" and not record.exc_info
+    assert str(300 * 1024) in record.getMessage() and url in record.getMessage()

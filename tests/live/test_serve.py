@@ -1,23 +1,30 @@
 """Past one process: `manage.py serve` runs several daphne processes on Redis, and players
-connected to different processes at one table see each other's moves at once.
+connected to different processes at one table see each other's moves at once. It supervises
+them: a child killed is started again alone (with a backoff) while the others go on serving,
+and SIGINT/SIGTERM stops them all.
 
-The two-process test needs Redis (the in-memory layer cannot cross processes): skipped loudly
-without REDIS_URL, failed under CI=true.
+The two-process tests need Redis (the in-memory layer cannot cross processes): skipped loudly
+without REDIS_URL, failed under CI=true. One daphne and a clock worker need none.
 """
 
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from games.management.commands import serve
 from tests import ui
 from tests.live_daphne import fail_or_skip, free_ports, in_thread, serve_env
 
@@ -138,3 +145,301 @@ def test_players_on_two_processes_see_each_others_moves(
         assert time.monotonic() - started < 5
     versions = {ui.version(p) for p in pages}
     assert versions == {6}
+
+
+# ----------------------------------------------------------------------------- supervision
+def alive(pid: int) -> bool:
+    """The process is there and not a zombie (a child ``serve`` has not reaped yet)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def children_of(pid: int) -> dict[str, int]:
+    """The live child processes of ``pid`` (Linux), by what they run: "daphne :8000",
+    "run_clock", or the code of a ``python -c`` child."""
+
+    def command_line(pid: int) -> list[str] | None:
+        try:
+            return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+        except OSError:
+            return None
+
+    found = {}
+    parent = command_line(pid)
+    for threads_children in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            children = threads_children.read_text().split()
+        except OSError:  # the process or thread has just ended
+            continue
+        for child in map(int, children):
+            args = command_line(child)
+            # Gone, a zombie, or forked and not yet running its own program.
+            if args is None or args == parent or not alive(child):
+                continue
+            if "daphne" in args:
+                name = f"daphne :{args[args.index('-p') + 1]}"
+            elif "run_clock" in args:
+                name = "run_clock"
+            else:
+                name = args[args.index("-c") + 1]
+            found[name] = child
+    return found
+
+
+def answers(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/rules/", timeout=2) as answer:
+            return answer.status == 200
+    except OSError:
+        return False
+
+
+def wait_until(check: Any, log_path: Path, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, log_path.read_text()[-4000:]
+        time.sleep(0.1)
+
+
+def database_url_of_the_tests() -> str:
+    """DATABASE_URL for the test database, for a clock worker (manage.py run_clock reads the
+    settings only; the daphne processes' tests.live_asgi names the database itself)."""
+    from django.db import connection
+
+    name = str(connection.settings_dict["NAME"])
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{name}"
+    return urllib.parse.urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
+
+
+@contextmanager
+def serving(
+    tmp_path: Path, processes: int, clock_workers: int
+) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
+    """`manage.py serve` on the test database, its daphne processes answering: the command,
+    its first port and its log. Stopped afterwards (SIGTERM) if still running."""
+    from django.db import connection
+
+    port = free_ports(processes)
+    log_path = tmp_path / "serve.log"
+    with log_path.open("wb") as log:
+        command = subprocess.Popen(
+            [
+                *(sys.executable, "manage.py", "serve", "--port", str(port)),
+                *("--processes", str(processes), "--clock-workers", str(clock_workers)),
+                *("--application", "tests.live_asgi:application"),
+            ],
+            cwd=BASE_DIR,
+            env=serve_env(
+                OKEY_LIVE_DATABASE_NAME=str(connection.settings_dict["NAME"]),
+                DATABASE_URL=database_url_of_the_tests(),
+            ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until(
+            lambda: command.poll() is None and all(answers(port + i) for i in range(processes)),
+            log_path,
+            seconds=60,
+        )
+        yield command, port, log_path
+    finally:
+        if command.poll() is None:
+            command.terminate()
+            command.wait(timeout=30)
+
+
+def kill_and_see_it_restarted(
+    command: subprocess.Popen[bytes], name: str, port: int | None, log_path: Path
+) -> None:
+    """SIGKILL the child ``name`` of ``command``: every other child goes on (the same pid; a
+    daphne answers at once), and ``name`` is started again (a new pid; a daphne answers on
+    its port)."""
+    before = children_of(command.pid)
+    others = {n: pid for n, pid in before.items() if n != name}
+    os.kill(before[name], signal.SIGKILL)
+    wait_until(lambda: not alive(before[name]), log_path, seconds=5)
+    for other, pid in others.items():
+        assert alive(pid), f"{other} died with {name}\n" + log_path.read_text()
+        if other.startswith("daphne :"):
+            assert answers(int(other.split(":")[1])), f"{other} stopped serving"
+
+    wait_until(lambda: children_of(command.pid).get(name, before[name]) != before[name], log_path)
+    again = children_of(command.pid)
+    assert alive(again[name])
+    if port is not None:
+        wait_until(lambda: answers(port), log_path)
+    assert {n: pid for n, pid in again.items() if n != name} == others
+    assert all(alive(pid) for pid in others.values())
+
+
+def stop_and_see_every_child_gone(command: subprocess.Popen[bytes], log_path: Path) -> None:
+    pids = children_of(command.pid)
+    command.send_signal(signal.SIGTERM)
+    assert command.wait(timeout=30) == 0, log_path.read_text()
+    assert not [name for name, pid in pids.items() if alive(pid)], log_path.read_text()
+
+
+def test_one_daphne_killed_is_started_again_while_the_clock_worker_goes_on(
+    transactional_db: None, tmp_path: Path
+) -> None:
+    """No Redis needed: one daphne process and one clock worker."""
+    with serving(tmp_path, processes=1, clock_workers=1) as (command, port, log_path):
+        wait_until(lambda: "run_clock" in children_of(command.pid), log_path)
+        kill_and_see_it_restarted(command, f"daphne :{port}", port, log_path)
+        kill_and_see_it_restarted(command, "run_clock", None, log_path)
+        assert answers(port)
+        assert command.poll() is None
+        stop_and_see_every_child_gone(command, log_path)
+    assert not answers(port)
+
+
+def test_one_of_two_daphnes_killed_the_other_serves_and_it_comes_back(
+    transactional_db: None, tmp_path: Path
+) -> None:
+    if not os.environ.get("REDIS_URL"):
+        fail_or_skip(
+            "REDIS TEST: REDIS_URL is unset: two daphne processes cannot share a channel layer. "
+            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
+        )
+    with serving(tmp_path, processes=2, clock_workers=1) as (command, port, log_path):
+        wait_until(lambda: len(children_of(command.pid)) == 3, log_path)
+        kill_and_see_it_restarted(command, f"daphne :{port + 1}", port + 1, log_path)
+        kill_and_see_it_restarted(command, f"daphne :{port}", port, log_path)
+        stop_and_see_every_child_gone(command, log_path)
+    assert not answers(port) and not answers(port + 1)
+
+
+# A child that ignores SIGTERM, and one that stops on it; `serve` runs them instead of daphne.
+STUBBORN = (
+    "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+    "print('stubborn ready', flush=True); time.sleep(600)"
+)
+POLITE = "import time; time.sleep(600)"
+DRIVER = f"""
+import os, sys
+import django
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "okeysite.settings")
+django.setup()
+from django.core.management import call_command
+from games.management.commands import serve
+serve.child_commands = lambda options: [
+    ("polite", [sys.executable, "-c", {POLITE!r}]),
+    ("stubborn", [sys.executable, "-c", {STUBBORN!r}]),
+]
+call_command("serve", "--processes", "1", "--stop-timeout", "1")
+"""
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_a_stop_signal_stops_every_child_and_kills_one_that_ignores_sigterm(
+    tmp_path: Path, signum: int
+) -> None:
+    log_path = tmp_path / "serve.log"
+    with log_path.open("wb") as log:
+        command = subprocess.Popen(
+            [sys.executable, "-c", DRIVER],
+            cwd=BASE_DIR,
+            env=serve_env(),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    pids: dict[str, int] = {}
+    try:
+        wait_until(lambda: "stubborn ready" in log_path.read_text(), log_path)
+        pids.update(children_of(command.pid))
+        assert set(pids) == {POLITE, STUBBORN}
+
+        started = time.monotonic()
+        command.send_signal(signum)
+        assert command.wait(timeout=15) == 0, log_path.read_text()
+        # The polite child ends on SIGTERM at once, the stubborn one is killed after 1 s.
+        assert 1 <= time.monotonic() - started < 10
+        assert not [name for name, pid in pids.items() if alive(pid)], log_path.read_text()
+        assert "stopping 2 process(es)" in log_path.read_text()
+    finally:
+        if command.poll() is None:
+            command.kill()
+            command.wait()
+        for pid in pids.values():
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+# ----------------------------------------------------------------------------- backoff
+class FakeProcess:
+    """A child process as the supervisor sees it, ended by the test."""
+
+    pids = iter(range(1000, 10**6))
+
+    def __init__(self, command: list[str], **kwargs: Any) -> None:
+        self.command = command
+        self.pid = next(self.pids)
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        return self.returncode
+
+    def terminate(self) -> None:
+        self.returncode = -signal.SIGTERM
+
+    def kill(self) -> None:
+        self.returncode = -signal.SIGKILL
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        return self.returncode
+
+
+def test_a_crashing_child_restarts_with_a_doubling_backoff_that_resets_after_a_long_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    started: list[FakeProcess] = []
+
+    def popen(command: list[str], **kwargs: Any) -> FakeProcess:
+        started.append(FakeProcess(command, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(serve.subprocess, "Popen", popen)
+    clock = [0.0]
+    said: list[str] = []
+    supervisor = serve.Supervisor(
+        [("web", ["web"]), ("clock", ["clock"])], say=said.append, now=lambda: clock[0]
+    )
+    supervisor.start()
+    web, clock_worker = supervisor.children
+
+    def crash_and_wait(how: int = -signal.SIGKILL) -> float:
+        """Crash the web child now; the seconds until it is started again."""
+        assert web.process is not None
+        web.process.returncode = how
+        crashed_at = clock[0]
+        supervisor.step()
+        assert web.process is None  # not at once
+        while web.process is None:
+            clock[0] += 0.25
+            assert supervisor.step()
+        return clock[0] - crashed_at
+
+    waits = [crash_and_wait(code) for code in (-signal.SIGKILL, 1, -signal.SIGSEGV, 1, 1, 1, 1)]
+    assert waits == [1, 2, 4, 8, 16, 30, 30]
+    clock[0] += serve.STAYED_UP  # it stays up a while: the next crash waits 1 s again
+    assert crash_and_wait() == 1
+    assert crash_and_wait() == 2
+    # The other child was never touched.
+    assert clock_worker.process is started[1] and clock_worker.process.returncode is None
+    assert [p.command for p in started].count(["clock"]) == 1
+    assert "web was killed by signal 9 after" in said[2]
+
+    # Stopped on purpose (SIGTERM, or a clean exit): not started again; once nothing is left
+    # the supervisor is done.
+    assert web.process is not None
+    web.process.returncode = -signal.SIGTERM
+    clock_worker.process.returncode = 0
+    clock[0] += 100
+    assert not supervisor.step()
+    assert web.process is None and web.restart_at is None
+    assert len(started) == 2 + 9

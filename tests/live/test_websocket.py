@@ -1,6 +1,7 @@
 """WebSocket handshakes through the real ASGI application (origin check, auth, layer)."""
 
 from collections.abc import AsyncIterator
+from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
@@ -51,6 +52,47 @@ async def test_it_refuses_a_socket_from_a_foreign_origin() -> None:
     try:
         connected, _ = await communicator.connect(timeout=5)
         assert not connected
+    finally:
+        await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    "origin",
+    [
+        b"http://localhost:8001",  # another port of an allowed host
+        b"https://localhost:8000",  # another scheme
+        b"http://localhost",  # the default port is not 8000
+        b"null",
+    ],
+)
+async def test_it_refuses_a_socket_from_another_port_or_scheme_of_an_allowed_host(
+    origin: bytes,
+) -> None:
+    communicator = lobby(origin)
+    try:
+        connected, _ = await communicator.connect(timeout=5)
+        assert not connected
+    finally:
+        await communicator.disconnect()
+
+
+async def test_a_trusted_origin_and_a_tls_proxys_scheme_are_accepted(settings: Any) -> None:
+    # A front end of an allowed host on another port, declared as trusted.
+    settings.CSRF_TRUSTED_ORIGINS = ["http://127.0.0.1:9000"]
+    communicator = lobby(b"http://127.0.0.1:9000")
+    try:
+        assert (await communicator.connect(timeout=5))[0]
+    finally:
+        await communicator.disconnect()
+    settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    headers = [
+        (b"origin", b"https://localhost"),
+        (b"host", b"localhost"),
+        (b"x-forwarded-proto", b"https"),
+    ]
+    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    try:
+        assert (await communicator.connect(timeout=5))[0]
     finally:
         await communicator.disconnect()
 

@@ -1029,9 +1029,10 @@ def demo_tables() -> dict[str, Table]:
     return found
 
 
-def test_the_demo_data_loads_and_keeps_the_one_live_table_rule() -> None:
+def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(settings: Any) -> None:
     from games.management.commands.load_demo import DEMO_ACCOUNTS
 
+    settings.DEBUG = True  # load_demo makes the demo accounts only in development
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())  # again: nothing doubles
 

@@ -30,7 +30,7 @@ def test_it_renders_the_admin_login_page(client: Client) -> None:
 
 
 def test_it_lets_the_admin_into_the_admin(client: Client, settings: Any) -> None:
-    settings.DEBUG = True  # load_demo makes admin/admin only in development
+    settings.DEBUG = True  # load_demo makes the demo accounts only in development
     call_command("load_demo")
     assert client.login(username="admin", password="admin")
 
@@ -64,7 +64,8 @@ def test_it_signs_up_and_logs_in_a_new_player(client: Client) -> None:
     assert "Signed in as elif" in client.get("/").content.decode()
 
 
-def test_it_logs_a_demo_player_in_and_out(client: Client) -> None:
+def test_it_logs_a_demo_player_in_and_out(client: Client, settings: Any) -> None:
+    settings.DEBUG = True  # load_demo makes the demo accounts only in development
     call_command("load_demo")
 
     response = client.post("/accounts/login/", {"username": "ayse", "password": "okey1234"})
@@ -94,7 +95,7 @@ def test_it_finds_the_front_end_libraries_in_node_modules() -> None:
 
 
 def test_it_loads_the_demo_accounts_idempotently(settings: Any) -> None:
-    settings.DEBUG = True  # load_demo makes admin/admin only in development
+    settings.DEBUG = True  # load_demo makes the demo accounts only in development
     call_command("load_demo")
     call_command("load_demo")
 

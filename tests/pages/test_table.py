@@ -127,3 +127,22 @@ def test_it_shows_table_melds_and_discards_to_everyone() -> None:
         else (f"opened with {event['total']}")
     )
     assert shown in page
+
+
+def test_pages_showing_a_rack_are_never_cached() -> None:
+    """The table page of a seated player, and the move endpoint's answers, show a rack: no
+    shared cache keeps them, nor the browser's (another person at the same computer)."""
+    table, users = user_table("duz")
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
+    client = Client()
+    client.force_login(users[1])
+    page = client.get(reverse("table", args=[table.pk]))
+    for word in ("private", "no-store"):
+        assert word in page["Cache-Control"]
+    hand = match.hands.get()
+    rack = [engine.format_tile(t) for t in hand.engine_hand().racks[1]]
+    lay = rack + [None] * (layout.SLOTS - len(rack))
+    payload = json.dumps({"type": "arrange", "hand": hand.pk, "layout": lay})
+    answer = client.post(reverse("table_move", args=[table.pk]), {"payload": payload})
+    assert 'class="rack"' in answer.content.decode()
+    assert "private" in answer["Cache-Control"] and "no-store" in answer["Cache-Control"]

@@ -4,15 +4,18 @@ Accounts that exist already are left as they are (their passwords are not reset)
 variants are made sure of, and each keeps one open demo table (three bots and a free seat; the
 match starts when someone sits down).
 
-The ``admin``/``admin`` superuser is created only while ``DEBUG`` is on (``make run``): with
-``DEBUG`` off the command still loads the players and tables but refuses to create a superuser
-with a well-known password. Create a real one there with ``manage.py createsuperuser``.
+The accounts are created only while ``DEBUG`` is on (``make run``): their passwords are
+published in the README, so on a site with ``DEBUG`` off anyone could sign in as them (as
+``admin``, as a superuser). There the command loads the tables only, says it made no account,
+and names any demo account that still has its published password (made earlier with
+``DEBUG`` on). Create a real administrator there with ``manage.py createsuperuser``.
 """
 
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import check_password
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
@@ -32,21 +35,21 @@ DEMO_ACCOUNTS = [
 
 class Command(BaseCommand):
     help = (
-        "Create the demo accounts (four players, and admin/admin while DEBUG is on) and one demo "
-        "table per variant; idempotent."
+        "Create one demo table per variant and, while DEBUG is on, the demo accounts "
+        "(admin/admin and four players); idempotent."
     )
 
     @transaction.atomic
     def handle(self, *args: Any, **options: Any) -> None:
+        if settings.DEBUG:
+            self._accounts()
+        else:
+            self._no_accounts()
+        self._tables()
+
+    def _accounts(self) -> None:
         User = get_user_model()
         for username, password, is_superuser in DEMO_ACCOUNTS:
-            if is_superuser and not settings.DEBUG:
-                self.stderr.write(
-                    f"refused to create the superuser {username!r} with the demo password "
-                    f"{password!r}: DEBUG is off. Run `manage.py createsuperuser` to make an "
-                    "administrator with a password of your own."
-                )
-                continue
             user, created = User.objects.get_or_create(
                 username=username,
                 defaults={"is_staff": is_superuser, "is_superuser": is_superuser},
@@ -57,7 +60,28 @@ class Command(BaseCommand):
                 self.stdout.write(f"created {username!r} (password {password!r})")
             else:
                 self.stdout.write(f"kept {username!r} (already there)")
-        self._tables()
+
+    def _no_accounts(self) -> None:
+        names = ", ".join(repr(username) for username, _, _ in DEMO_ACCOUNTS)
+        self.stderr.write(
+            f"DEBUG is off: created no demo account ({names}): their passwords are published "
+            "in the README. Run `manage.py createsuperuser` to make an administrator with a "
+            "password of your own; players sign up on the site."
+        )
+        existing = {
+            user.username: user
+            for user in get_user_model().objects.filter(
+                username__in=[username for username, _, _ in DEMO_ACCOUNTS]
+            )
+        }
+        for username, password, _ in DEMO_ACCOUNTS:
+            user = existing.get(username)
+            # The hasher's function, not user.check_password: that one re-hashes and saves.
+            if user is not None and check_password(password, user.password):
+                self.stderr.write(
+                    f"{username!r} still has the published password {password!r}: change it "
+                    f"(`manage.py changepassword {username}`) or delete the account."
+                )
 
     def _tables(self) -> None:
         ensure_variants()

@@ -1,0 +1,251 @@
+"""The name policy: what a username, a display name and a table name may be.
+
+- **Cleaning** (every name, and chat text: ``games.chat`` uses ``clean``): line breaks and tabs
+  become spaces; control, format (direction marks, overrides and isolates, zero-width
+  characters) and other invisible characters are dropped; the rest is NFC-normalised and
+  stripped. A name's runs of spaces become one (``clean_name``). Stored names are cleaned again
+  when shown (``shown``), for rows written before the policy or behind the forms.
+- **Usernames** hold ASCII letters, digits and @.+-_ only (``USERNAME_VALIDATOR``).
+- **Usernames and display names** are refused (``check_username``, ``check_display_name``)
+  when reserved (``RESERVED_WORDS``, ``RESERVED_NAMES``, the guest prefix), when a display
+  name mixes scripts with letters that look like another script's (the Unicode confusables
+  data, through ``confusable-homoglyphs``), and when the name is, or looks like, another
+  player's username (or, case aside, their display name).
+- **Look-alikes** are found by a name's ``keys``: each character that is not Latin becomes the
+  first Latin look-alike the confusables data lists for it (Cyrillic "а" becomes "a", a digit
+  zero "O"), compatibility forms are folded (NFKC: full-width letters) and the result is
+  lowercased. Latin letters stay as they are: the Turkish ç, ğ, ı, İ, ö, ş, ü are letters of
+  their own, so "Ayşe" is not a look-alike of "ayse".
+- **Table names** are cleaned only (``games.actions.tables``).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import string
+import unicodedata
+from typing import Any
+
+from confusable_homoglyphs import categories, confusables
+from django.contrib.auth import get_user_model
+from django.contrib.auth.validators import ASCIIUsernameValidator
+from django.core.exceptions import ValidationError
+from django.db.models import F, Value
+from django.db.models.expressions import Combinable
+from django.db.models.functions import Lower, Replace
+from django.utils.translation import gettext_lazy as _
+
+# Names made for guests start with this; nobody else may take one.
+GUEST_PREFIX = "guest-"
+
+# Refused when one of a name's words is one of these (compared by keys, so look-alikes too):
+# they would pass a player off as the site's staff or the site itself, in English and Turkish
+# (with and without the Turkish letters, as usernames have none); "bot" because the tables
+# show bots as "Bot (level)".
+RESERVED_WORDS = frozenset(
+    {
+        "admin",
+        "administrator",
+        "root",
+        "superuser",
+        "sysop",
+        "staff",
+        "moderator",
+        "mod",
+        "support",
+        "system",
+        "official",
+        "bot",
+        "yönetici",
+        "yonetici",
+        "moderatör",
+        "destek",
+        "sistem",
+        "yetkili",
+        "görevli",
+        "gorevli",
+        "resmi",
+    }
+)
+# Refused as the whole name only (spaces and punctuation left out): the site's name, which
+# players may well use within theirs ("Okey Sevdalısı").
+RESERVED_NAMES = frozenset({"okey"})
+
+USERNAME_VALIDATOR = ASCIIUsernameValidator()
+USERNAME_CHARACTERS = string.ascii_letters + string.digits + "@.+-_"
+USERNAME_HELP = _(
+    "Required. 150 characters or fewer: letters a–z without accents, digits and @/./+/-/_ "
+    "only. The display name on your profile may use any letters."
+)
+
+NOTHING_VISIBLE = _("The name needs at least one visible character.")
+RESERVED = _("This name is reserved: choose another.")
+GUEST_NAME = _("Names starting with “%(prefix)s” are kept for guests: choose another.")
+MIXED_SCRIPTS = _(
+    "This name mixes alphabets with letters that look alike: write it in one alphabet."
+)
+LOOKS_TAKEN = _("This name is, or looks too like, another player's name: choose another.")
+
+# Turned into a space: line and paragraph breaks, tabs.
+_SPACES = frozenset("\t\n\r\v\f\x85\u2028\u2029")
+# Unicode's Default_Ignorable_Code_Point (DerivedCoreProperties.txt), which Python's
+# unicodedata lacks: characters that show nothing, or only change how their neighbours show
+# (soft hyphen, fillers, zero-width characters, direction marks, variation selectors, tags).
+_IGNORABLE_RANGES = (
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFF8),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+)
+_IGNORABLE = frozenset(chr(c) for low, high in _IGNORABLE_RANGES for c in range(low, high + 1))
+# Control, format and lone surrogate characters (a socket's JSON may carry the last).
+_DROPPED_CATEGORIES = frozenset({"Cc", "Cf", "Cs"})
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+# ----------------------------------------------------------------------------- cleaning
+def clean(text: str) -> str:
+    """``text`` as it is stored: line breaks and tabs as spaces, invisible characters (control,
+    format, default-ignorable) dropped, NFC-normalised, stripped. Runs of spaces are kept."""
+    if text.isascii() and text.isprintable():  # nothing to drop (most text)
+        return text.strip()
+    kept = []
+    for ch in text:
+        if ch in _SPACES:
+            kept.append(" ")
+        elif ch not in _IGNORABLE and unicodedata.category(ch) not in _DROPPED_CATEGORIES:
+            kept.append(ch)
+    # After the drop, so that a letter and its accent split by an invisible one compose.
+    return unicodedata.normalize("NFC", "".join(kept)).strip()
+
+
+def clean_name(text: str) -> str:
+    """A name as it is stored: ``clean``, with each run of spaces made one ("" when nothing
+    visible is left)."""
+    return " ".join(clean(text).split())
+
+
+def shown(name: str) -> str:
+    """A stored name as it is shown: cleaned again (a row may predate the policy)."""
+    return clean_name(name) if name else ""
+
+
+# ----------------------------------------------------------------------------- look-alikes
+@functools.lru_cache(maxsize=4096)
+def _latin(ch: str) -> str:
+    """The first Latin look-alike the confusables data lists for ``ch``; a Latin character, or
+    one with none, stays."""
+    found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"])
+    for homoglyph in found[0]["homoglyphs"] if found else ():
+        if all(categories.alias(c) == "LATIN" for c in homoglyph["c"]):
+            return str(homoglyph["c"])
+    return ch
+
+
+def _lower(text: str) -> str:
+    # Python lowercases "İ" to "i" and a combining dot (its rule is not Turkish): as "i".
+    return text.lower().replace("i\u0307", "i")
+
+
+def _fold(text: str) -> str:
+    return _lower("".join(_latin(ch) for ch in text))
+
+
+def keys(name: str) -> frozenset[str]:
+    """What ``name`` looks like, for comparing names: non-Latin look-alikes made Latin,
+    compatibility forms folded, lowercased. Two keys, folded before and after lowercasing,
+    since a capital and its small letter may imitate different Latin letters (Cyrillic "І"
+    looks like "l", its "і" like "i")."""
+    text = unicodedata.normalize("NFKC", clean_name(name))
+    return frozenset({_fold(text), _fold(_lower(text))})
+
+
+def _username_key() -> Combinable:
+    """A username's key computed by the database, for the ASCII usernames: the characters a
+    username may hold that have a Latin look-alike (per the data: "0" and "1") replaced by it,
+    then lowercased."""
+    expression: Combinable = F("username")
+    for ch in USERNAME_CHARACTERS:
+        folded = _fold(ch)
+        if folded != ch.lower():
+            expression = Replace(expression, Value(ch), Value(folded))
+    return Lower(expression)
+
+
+USERNAME_KEY = _username_key()
+# A username with a character outside USERNAME_CHARACTERS: made before usernames were ASCII.
+_NOT_ASCII_USERNAME = r"[^-0-9A-Za-z@.+_]"
+
+
+def looks_taken(name: str, user: Any = None) -> bool:
+    """Whether ``name`` is, or looks like, another player's username (by keys), or is another
+    player's display name (case aside). ``user``: the player choosing it (not "another")."""
+    users = get_user_model().objects.all()
+    if user is not None and user.pk is not None:
+        users = users.exclude(pk=user.pk)
+    wanted = keys(name)
+    if users.annotate(name_key=USERNAME_KEY).filter(name_key__in=wanted).exists():
+        return True
+    old = users.filter(username__regex=_NOT_ASCII_USERNAME).values_list("username", flat=True)
+    if any(keys(username) & wanted for username in old.iterator()):
+        return True
+    return users.filter(profile__display_name__iexact=name).exists()
+
+
+# ----------------------------------------------------------------------------- the checks
+def reserved(name: str) -> bool:
+    """Whether one of the words of ``name`` is reserved, or the whole of it (by keys)."""
+    for key in keys(name):
+        words = _WORD.findall(key)
+        whole = "".join(words)
+        if whole in RESERVED_NAMES or whole in RESERVED_WORDS:
+            return True
+        if any(word in RESERVED_WORDS for word in words):
+            return True
+    return False
+
+
+def check_not_guest_name(name: str) -> None:
+    if any(key.startswith(GUEST_PREFIX) for key in keys(name)):
+        raise ValidationError(GUEST_NAME, code="reserved", params={"prefix": GUEST_PREFIX})
+
+
+def check_username(username: str, user: Any = None) -> None:
+    """A new username (already ASCII, and not another's but for case: the form checked those)
+    for ``user`` (None: a new account). Raises ``ValidationError``."""
+    check_not_guest_name(username)
+    if reserved(username):
+        raise ValidationError(RESERVED, code="reserved")
+    if looks_taken(username, user):
+        raise ValidationError(LOOKS_TAKEN, code="taken")
+
+
+def check_display_name(name: str, user: Any) -> None:
+    """A cleaned display name ``user`` chooses. Their own username (case aside) is always
+    theirs to show: the profile form offers it when there is no display name. Raises
+    ``ValidationError``."""
+    own = user.get_username() if user is not None else ""
+    if own and _lower(name) == _lower(own):
+        return
+    if confusables.is_dangerous(name):
+        raise ValidationError(MIXED_SCRIPTS, code="mixed_scripts")
+    check_not_guest_name(name)
+    if reserved(name):
+        raise ValidationError(RESERVED, code="reserved")
+    if looks_taken(name, user):
+        raise ValidationError(LOOKS_TAKEN, code="taken")

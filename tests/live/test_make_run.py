@@ -1,0 +1,150 @@
+"""Ctrl-C on `make run` stops everything it started: a real `make run` (install, migrate,
+load_demo, daphne with the clock inside, or beside it a run_clock worker with Redis) on a free
+port and a SQLite file of its own, a demo player seated at a demo table with the table and
+lobby sockets open while the bots play, then SIGINT to the whole process group, as a
+terminal's Ctrl-C sends it. The Redis variant is skipped loudly without REDIS_URL (failed under
+CI=true)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.cookiejar
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+from websockets.sync.client import connect
+
+from tests.live_daphne import fail_or_skip, free_ports
+from tests.test_settings_env import ENV_KEYS as SETTINGS_ENV
+
+BASE_DIR = Path(__file__).resolve().parent.parent.parent
+pytestmark = pytest.mark.browser
+
+# A terminal's Ctrl-C must stop the server within this (it took under a second when it works).
+STOPPED_WITHIN = 10.0
+
+
+def make_run_env(port: int, database: Path, redis: bool) -> dict[str, str]:
+    """What a new user's shell has: none of the site's settings (without Redis the clock runs
+    inside daphne), nor the test suite's, nor the jobserver of a `make test` around pytest."""
+    dropped = {*SETTINGS_ENV, "DJANGO_SETTINGS_MODULE", "MAKEFLAGS", "MFLAGS", "MAKELEVEL"}
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    env.update(HOST="127.0.0.1", PORT=str(port), DATABASE_URL=f"sqlite:///{database}")
+    if redis:
+        env["REDIS_URL"] = os.environ["REDIS_URL"]
+    return env
+
+
+def group_members(pgid: int) -> list[str]:
+    """The live (not zombie) processes of process group ``pgid``: "pid command" each."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+            cmdline = (stat.parent / "cmdline").read_bytes()
+        except OSError:
+            continue
+        state, _ppid, pgrp = text.rsplit(")", 1)[1].split()[:3]
+        if int(pgrp) == pgid and state != "Z":
+            command = cmdline.replace(b"\0", b" ").decode(errors="replace")
+            found.append(f"{stat.parent.name} {command}")
+    return found
+
+
+def answers(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def sign_in_and_sit(base: str) -> str:
+    """Sign the demo player ayse in, seat her at the first demo table (the bots start
+    playing); her session cookie."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{base}/accounts/login/", timeout=10).read().decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page)
+    assert token, page
+    form = {"csrfmiddlewaretoken": token.group(1), "username": "ayse", "password": "okey1234"}
+    opener.open(f"{base}/accounts/login/", urllib.parse.urlencode(form).encode(), timeout=10)
+    cookies = {c.name: c.value for c in jar}
+    assert "sessionid" in cookies, cookies
+    sit = urllib.request.Request(
+        f"{base}/tables/1/sit/",
+        urllib.parse.urlencode({"position": "0"}).encode(),
+        headers={"X-CSRFToken": cookies["csrftoken"], "HX-Request": "true"},
+    )
+    with opener.open(sit, timeout=10) as answer:
+        assert answer.status == 200
+    return "; ".join(f"{name}={value}" for name, value in cookies.items())
+
+
+@pytest.mark.parametrize("redis", [False, True], ids=["clock-in-daphne", "redis-run-clock"])
+def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> None:
+    if redis and not os.environ.get("REDIS_URL"):
+        fail_or_skip(
+            "REDIS TEST: REDIS_URL is unset: `make run` starts no run_clock worker without it. "
+            "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
+        )
+    port = free_ports(1)
+    base = f"http://127.0.0.1:{port}"
+    log_path = tmp_path / "make-run.log"
+    with log_path.open("wb") as log:
+        make = subprocess.Popen(
+            ["make", "run"],
+            cwd=BASE_DIR,
+            env=make_run_env(port, tmp_path / "db.sqlite3", redis),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group, as a terminal's foreground job
+        )
+    pgid = make.pid
+    sockets = contextlib.ExitStack()
+    try:
+        deadline = time.monotonic() + 180  # a fresh database: every migration first
+        while not answers(f"{base}/rules/"):
+            assert make.poll() is None, log_path.read_text()
+            assert time.monotonic() < deadline, log_path.read_text()
+            time.sleep(0.2)
+        cookie = sign_in_and_sit(base)
+        for path in ("/ws/tables/1/", "/ws/lobby/"):
+            ws = sockets.enter_context(
+                connect(
+                    f"ws://127.0.0.1:{port}{path}",
+                    origin=base,
+                    additional_headers={"Cookie": cookie},
+                )
+            )
+            assert ws.recv(timeout=10)
+        time.sleep(1)  # the server's clock plays the bots' turns meanwhile
+
+        os.killpg(pgid, signal.SIGINT)  # Ctrl-C
+
+        stopped = time.monotonic() + STOPPED_WITHIN
+        while time.monotonic() < stopped:
+            make.poll()  # reaps make once it ends
+            if not group_members(pgid) and not answers(f"{base}/rules/"):
+                break
+            time.sleep(0.2)
+        left = group_members(pgid)
+        assert not left, (
+            f"still running {STOPPED_WITHIN} s after Ctrl-C: {left}\n"
+            + (log_path.read_text()[-3000:])
+        )
+        assert not answers(f"{base}/rules/")
+        assert make.wait(timeout=1) != 0  # make itself ends on the signal
+    finally:
+        sockets.close()
+        if group_members(pgid):
+            os.killpg(pgid, signal.SIGKILL)
+        make.poll()

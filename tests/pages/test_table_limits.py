@@ -1,0 +1,78 @@
+"""One creator cannot fill the lobby: an account has at most a few open tables it opened, the
+guests of one address too, and one address may ask for only so many new tables an hour. The
+lobby then still lists everybody else's tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.core.cache import cache
+from django.test import Client
+from django.urls import reverse
+
+from games import actions, limits
+from games.catalog import ensure_variants
+from games.models import Table
+from tests.pages.test_lobby import home, post_new_table, signed_in
+from tests.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _variants(db: None) -> None:
+    ensure_variants()
+    cache.clear()
+
+
+def lobby_tables(client: Client) -> list[str]:
+    return [a.text() for a in home(client).all("a", class_="table-name")]
+
+
+def test_one_account_cannot_push_the_other_tables_out_of_the_lobby() -> None:
+    others = [
+        actions.open_table(variant="duz", user=make_user(f"other{i}"), name=f"Other {i}")
+        for i in range(3)
+    ]
+    flooder = signed_in(make_user("flooder"), REMOTE_ADDR="198.51.100.1")
+    for i in range(limits.OPEN_TABLES_PER_ACCOUNT + 5):
+        post_new_table(flooder, "duz", {"name": f"Mine {i}", "other_tables": True})
+    mine = Table.objects.filter(created_by__username="flooder")
+    assert mine.count() == limits.OPEN_TABLES_PER_ACCOUNT
+    response = post_new_table(flooder, "duz", {"name": "One more", "other_tables": True})
+    assert "as many open tables" in response.content.decode()
+    listed = lobby_tables(Client())
+    assert all(t.name in listed for t in others), listed
+    # Leaving a table one opened (nobody else there) closes it, and makes room for another.
+    actions.leave_table(mine.first(), mine.first().created_by)  # type: ignore[union-attr, arg-type]
+    post_new_table(flooder, "duz", {"name": "Again", "other_tables": True})
+    assert Table.objects.filter(name="Again").exists()
+
+
+def test_the_guests_of_one_address_share_a_cap() -> None:
+    address = "203.0.113.50"
+    made = 0
+    for i in range(limits.OPEN_TABLES_PER_GUEST_ADDRESS + 2):
+        guest = signed_in(make_user(f"guest-{i:06d}", is_guest=True), REMOTE_ADDR=address)
+        post_new_table(guest, "classic", {"name": f"Guest {i}"})
+        made = Table.objects.filter(created_from=address).count()
+    assert made == limits.OPEN_TABLES_PER_GUEST_ADDRESS
+    # Another address's guest, and a player with an account at this address, are not held.
+    elsewhere = signed_in(make_user("guest-zzzzzz", is_guest=True), REMOTE_ADDR="203.0.113.51")
+    post_new_table(elsewhere, "classic", {"name": "Elsewhere"})
+    member = signed_in(make_user("member"), REMOTE_ADDR=address)
+    post_new_table(member, "classic", {"name": "Member's"})
+    assert Table.objects.filter(name__in=["Elsewhere", "Member's"]).count() == 2
+
+
+def test_one_address_may_ask_for_only_so_many_new_tables_an_hour(settings: Any) -> None:
+    address = "192.0.2.77"
+    for i in range(limits.NEW_TABLES_PER_HOUR):
+        client = signed_in(make_user(f"p{i}"), REMOTE_ADDR=address)
+        post_new_table(client, "okey51", {"name": f"T{i}"})
+    assert Table.objects.filter(created_from=address).count() == limits.NEW_TABLES_PER_HOUR
+    late = signed_in(make_user("late"), REMOTE_ADDR=address)
+    response = late.post(reverse("new_table"), {"variant": "okey51", "name": "Late"})
+    assert "Many tables were opened from your address" in response.content.decode()
+    assert not Table.objects.filter(name="Late").exists()

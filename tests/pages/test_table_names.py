@@ -1,0 +1,56 @@
+"""Table names follow the name policy's cleaning (accounts/names.py): the "New table" form and
+every writer of a table (``actions.create_table``, ``actions.update_table``, so the admin and
+the commands too) drop direction overrides and invisible characters."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games import actions, reads
+from games.catalog import ensure_variants
+from games.models import Table
+from tests.markup import form_values, parse
+from tests.users import make_user
+
+pytestmark = pytest.mark.django_db
+
+SPOOF = "\u202enimda"  # reads "admin"
+HTMX = {"HX-Request": "true"}
+
+
+@pytest.fixture(autouse=True)
+def variants(db: None) -> None:
+    ensure_variants()
+
+
+def post_new_table(name: str) -> Table:
+    client = Client()
+    client.force_login(make_user("host"))
+    response = client.get(reverse("new_table"), {"variant": "duz"}, headers=HTMX)
+    data = form_values(parse(response.content).one("form", id="new-table"))
+    response = client.post(reverse("new_table"), {**data, "name": name})
+    assert response.status_code == 302, response.content
+    return Table.objects.get()
+
+
+def test_the_new_table_form_drops_overrides_and_invisible_characters() -> None:
+    table = post_new_table(SPOOF + " \u200bmasa\u2066\t 1 ")
+    assert table.name == "nimda masa 1"
+    assert reads.lobby_tables(None)[0]["name"] == "nimda masa 1"
+
+
+def test_a_table_name_with_nothing_visible_gets_the_default_name() -> None:
+    table = post_new_table("\u202e\u200b\u2067 ")
+    assert table.name == "Düz Okey table"
+
+
+def test_every_writer_of_a_table_name_cleans_it() -> None:
+    table = actions.create_table(variant="okey51", created_by=None, name=SPOOF)
+    assert table.name == "nimda"
+    staff = make_user("boss", staff=True)
+    table = actions.update_table(table.pk, by=staff, name="\u2067Evening\u00ad game\u2069")
+    assert Table.objects.get(pk=table.pk).name == "Evening game"
+    table = actions.update_table(table.pk, by=staff, name="\u202e\u200b")
+    assert Table.objects.get(pk=table.pk).name == "Okey 51 table"
