@@ -242,4 +242,3 @@ def test_the_hide_request_over_http() -> None:
     assert engine.format_tile(hand.engine_hand().indicator) not in re.sub(
         r"<[^>]+>", " ", spectator_page.split('id="table-live"')[1]
     )
-
