@@ -137,7 +137,9 @@ async def timed_moves(players: list[Player], count: int) -> list[float]:
     times = []
     for _ in range(count):
         await asyncio.sleep(0)
-        mover = next(p for p in players if p.state.get("turn") == p.state.get("seat"))
+        mover = next((p for p in players if p.state.get("turn") == p.state.get("seat")), None)
+        if mover is None:
+            break  # the hand is over
         move: dict[str, Any] = {"do": "draw"}
         if mover.state.get("phase") == "discard":
             move = {"do": "discard", "tile": mover.rack[0]}
@@ -253,7 +255,8 @@ async def run(args: argparse.Namespace, port: int, info: dict[str, Any]) -> None
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--flood", choices=["refresh", "refused"], default="refresh")
-    parser.add_argument("--moves", type=int, default=200, help="moves timed in each phase")
+    # Two phases of 60 moves fit in one hand of two players (its pile runs dry after ~150).
+    parser.add_argument("--moves", type=int, default=60, help="moves timed in each phase (60)")
     parser.add_argument("--sockets", type=int, default=60, help="flooding sockets (60)")
     parser.add_argument("--refreshes", type=int, default=100, help="refreshes a burst (100)")
     parser.add_argument("--refused", type=int, default=5000, help="refused moves (5000)")
