@@ -13,7 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
@@ -28,10 +28,9 @@ from accounts.models import Profile
 from accounts.views import become_guest
 from games import actions, limits, reads
 from games import messages as game_messages
-from games.errors import GameError, NotAllowed
+from games.errors import GameError
 from games.live import state_cache
-from games.models import Table, Variant
-from games.pages import table as table_page
+from games.models import Variant
 from games.pages.forms import NewTableForm
 
 
@@ -217,27 +216,3 @@ def practice(request: HttpRequest) -> HttpResponse:
         return _redirect(request, reverse("lobby"))
     _remember_level(request, level)
     return _redirect(request, reverse("table", args=[match.table_id]))
-
-
-@require_POST
-def start_with_bots(request: HttpRequest, table_id: int) -> HttpResponse:
-    """A person waiting at a table "Play now" formed stops waiting: bots take the empty seats
-    and the match starts. htmx gets the seat controls again (the refusal in them); a plain
-    form goes back to the table."""
-    invite = table_page.invite_of(request)
-    table_page.check_table_or_404(request, table_id, invite)
-    error = ""
-    try:
-        actions.start_with_bots(table_id, by=request.user)
-    except GameError as exc:
-        error = refusal(exc)
-    if not getattr(request, "htmx", False):
-        if error:
-            messages.error(request, error)
-        return HttpResponseRedirect(reverse("table", args=[table_id]))
-    try:
-        controls = reads.seat_controls(table_id, request.user, invite)
-    except (Table.DoesNotExist, NotAllowed) as exc:
-        raise Http404 from exc
-    controls["error"] = error
-    return render(request, "games/_seat_controls.html", {"controls": controls})

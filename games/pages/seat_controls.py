@@ -143,3 +143,10 @@ def rotate_invite(request: HttpRequest, table_id: int) -> HttpResponse:
             messages.success(request, _("A new invite link: the old one no longer works."))
 
     return _act(request, table_id, rotate, ends_invite=True)
+
+
+@require_POST
+def start_with_bots(request: HttpRequest, table_id: int) -> HttpResponse:
+    """A person waiting at a table "Play now" formed stops waiting: bots take the empty seats
+    and the match starts."""
+    return _act(request, table_id, lambda: actions.start_with_bots(table_id, by=request.user))

@@ -18,7 +18,7 @@ urlpatterns = [
     path("tables/<int:table_id>/start/", seat_controls.start, name="table_start"),
     path(
         "tables/<int:table_id>/start-with-bots/",
-        lobby.start_with_bots,
+        seat_controls.start_with_bots,
         name="table_start_with_bots",
     ),
     path(
