@@ -8,6 +8,7 @@ Every action goes through ``games.actions`` with ``by=request.user``; a refusal
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -181,23 +182,33 @@ def _remember_level(request: HttpRequest, level: str) -> None:
         profile.save(update_fields=["play_now_level"])
 
 
+def _seat_and_go(request: HttpRequest, seat: Callable[[str, str], int]) -> HttpResponse:
+    """A lobby button's variant and level, the player seated by ``seat(variant, level)``
+    (which returns the table's id), the level remembered for next time; then the table page,
+    or the lobby with the refusal."""
+    chosen = _variant_and_level(request)
+    if isinstance(chosen, HttpResponse):
+        return chosen
+    key, level = chosen
+    try:
+        table_id = seat(key, level)
+    except GameError as exc:
+        messages.error(request, refusal(exc))
+        return _redirect(request, reverse("lobby"))
+    _remember_level(request, level)
+    return _redirect(request, reverse("table", args=[table_id]))
+
+
 @require_POST
 def play_now(request: HttpRequest) -> HttpResponse:
     """The lobby's "Play now": a seat at once at a table of the variant with other people who
     want the same game (``actions.quick_play``); bots of the level chosen beside the buttons
     (remembered for next time) fill the seats still empty when the wait is over. Then the
     table page. An anonymous visitor plays as a new guest."""
-    chosen = _variant_and_level(request)
-    if isinstance(chosen, HttpResponse):
-        return chosen
-    key, level = chosen
-    try:
-        table = actions.quick_play(request.user, key, level=level)  # type: ignore[arg-type]
-    except GameError as exc:
-        messages.error(request, refusal(exc))
-        return _redirect(request, reverse("lobby"))
-    _remember_level(request, level)
-    return _redirect(request, reverse("table", args=[table.pk]))
+    # request.user read when the seat is taken: a visitor has become a guest by then.
+    return _seat_and_go(
+        request, lambda key, level: actions.quick_play(_user(request), key, level=level).pk
+    )
 
 
 @require_POST
@@ -205,14 +216,10 @@ def practice(request: HttpRequest) -> HttpResponse:
     """The lobby's "Practice with bots": a table of the variant with its defaults, three bots
     of the level chosen beside the buttons (remembered for next time), the match started;
     then the table page. An anonymous visitor plays as a new guest."""
-    chosen = _variant_and_level(request)
-    if isinstance(chosen, HttpResponse):
-        return chosen
-    key, level = chosen
-    try:
-        match = actions.play_now(request.user, key, level=level)  # type: ignore[arg-type]
-    except GameError as exc:
-        messages.error(request, refusal(exc))
-        return _redirect(request, reverse("lobby"))
-    _remember_level(request, level)
-    return _redirect(request, reverse("table", args=[match.table_id]))
+    return _seat_and_go(
+        request, lambda key, level: actions.play_now(_user(request), key, level=level).table_id
+    )
+
+
+def _user(request: HttpRequest) -> Any:
+    return request.user
