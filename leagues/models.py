@@ -51,7 +51,7 @@ class Season(models.Model):
         help_text=_("what ranks the members in the standings"),
     )
     allow_bots = models.BooleanField(
-        default=False, help_text=_("matches with a bot count (and rate their human players)")
+        default=False, help_text=_("matches with a bot count in the standings")
     )
     count_abandoned = models.BooleanField(
         default=False, help_text=_("abandoned matches count, as they stood when stopped")
