@@ -16,19 +16,22 @@ it waits up to the interpreter's switch interval (5 ms) each time: a move's mess
 committed, could reach every socket 10-15 ms late. The thread stays for code with no server
 loop (the clock worker, management commands, tests), and for a server whose loop has stopped.
 
-The in-memory layer lives on the ASGI server's own event loop and is not thread-safe, so it
-keeps ``async_to_sync``, which from a server's worker thread runs the send on that loop.
+The in-memory layer lives on the ASGI server's own event loop and is not thread-safe: from a
+server's worker thread the send runs on that loop and is waited for, but never longer than
+``IN_MEMORY_SECONDS`` (:func:`_send_in_memory`).
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import logging
+import os
 import threading
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 log = logging.getLogger(__name__)
@@ -140,11 +143,45 @@ def send(group: str, message: dict[str, Any]) -> None:
         return
     if isinstance(layer, InMemoryChannelLayer):
         try:
-            async_to_sync(layer.group_send)(group, message)
+            _send_in_memory(layer, group, message)
         except Exception:  # best effort, as above
             log.exception("publishing to %s failed", group)
         return
     _publisher.put(layer, group, message)
+
+
+# The longest a server's worker thread waits for its loop to send a message on the in-memory
+# layer (a send takes microseconds while the loop runs).
+IN_MEMORY_SECONDS = 2.0
+
+
+def _send_in_memory(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """A server's worker thread sends on the server's loop, as ``async_to_sync`` would, but
+    waits for it at most ``IN_MEMORY_SECONDS``: a server that is stopping (Ctrl-C) no longer
+    runs its loop, and a thread waiting for it for ever would keep the process alive. Code
+    outside a server (a test, a command) sends with ``async_to_sync`` on a loop of its own."""
+    loop = _server_loop_of_this_thread()
+    if loop is None:
+        async_to_sync(layer.group_send)(group, message)
+    elif not loop.is_running():
+        log.info("not publishing to %s: the server is stopping", group)
+    else:
+        future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
+        try:
+            future.result(IN_MEMORY_SECONDS)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            log.warning("publishing to %s timed out: the server is stopping", group)
+
+
+def _server_loop_of_this_thread() -> asyncio.AbstractEventLoop | None:
+    """The event loop whose ``sync_to_async`` runs this thread's code (asgiref records it in
+    the thread, as ``async_to_sync`` reads it), if any."""
+    local = SyncToAsync.threadlocal
+    if getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(local, "main_event_loop", None)
+    return loop if isinstance(loop, asyncio.AbstractEventLoop) else None
 
 
 def use_server_loop() -> None:

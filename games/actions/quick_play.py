@@ -62,11 +62,14 @@ def quick_play(
                     raise
                 continue
             return table
-        table = create_table(variant=v, created_by=None, auto_start=True)
-        table.quick = True
-        table.fill_at = now + timedelta(seconds=settings.QUICK_PLAY_WAIT_SECONDS)
-        table.fill_level = level
-        table.save(update_fields=["quick", "fill_at", "fill_level"])
+        table = create_table(
+            variant=v,
+            created_by=None,
+            auto_start=True,
+            quick=True,
+            fill_at=now + timedelta(seconds=settings.QUICK_PLAY_WAIT_SECONDS),
+            fill_level=level,
+        )
         sit(table, user)
     return table
 

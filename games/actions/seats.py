@@ -183,14 +183,7 @@ def leave_table(table: Table | int, user: AbstractBaseUser) -> Seat:
             Abandonment.objects.get_or_create(
                 user_id=seat.user_id, match=match, defaults={"position": seat.position, "at": now}
             )
-            for hand in Hand.objects.filter(match=match, status=Hand.Status.PLAYING):
-                Participant.objects.filter(
-                    hand=hand, position=seat.position, user_id=seat.user_id, left_at=None
-                ).update(left_at=hand.version)
-            _free(seat)
-            seat.bot_level = t.fill_level or policy.STAND_IN_LEVEL
-            seat.stand_in = True
-            seat.save(update_fields=["bot_level", "stand_in"])
+            _to_stand_in(t, seat, t.fill_level or policy.STAND_IN_LEVEL)
             if not any(s.user_id for s in seats if s.pk != seat.pk):
                 end_match(match, by=policy.SYSTEM, reason="every player left")
                 # Nobody is left to play at this table again: off the lobby.
@@ -220,6 +213,20 @@ def come_back(table: Table | int, user: AbstractBaseUser) -> Seat:
 leave = stand
 
 
+def _to_stand_in(t: Table, seat: Seat, level: str) -> None:
+    """During a match, a bot of ``level`` takes a player's seat for the rest of it (a person
+    may take it between hands: ``stand_in``); until the hand being played is over, its
+    replay shows the player no further than this."""
+    for hand in Hand.objects.filter(match__table_id=t.pk, status=Hand.Status.PLAYING):
+        Participant.objects.filter(
+            hand=hand, position=seat.position, user_id=seat.user_id, left_at=None
+        ).update(left_at=hand.version)
+    _free(seat)
+    seat.bot_level = level
+    seat.stand_in = True
+    seat.save(update_fields=["bot_level", "stand_in"])
+
+
 def _free(seat: Seat) -> None:
     seat.user = None
     seat.away = False
@@ -245,15 +252,7 @@ def remove_player(seat: Seat | int, *, by: Any, level: str = policy.STAND_IN_LEV
         if t.status == Table.Status.PLAYING:
             if level not in Seat.Bot.values or not level:
                 raise GameError("bad_bot", f"no bot level {level!r}")
-            # Until the hand being played is over, its replay shows them no further than this.
-            for hand in Hand.objects.filter(match__table_id=t.pk, status=Hand.Status.PLAYING):
-                Participant.objects.filter(
-                    hand=hand, position=s.position, user_id=s.user_id, left_at=None
-                ).update(left_at=hand.version)
-            _free(s)
-            s.bot_level = level
-            s.stand_in = True  # a person may take the seat between hands
-            s.save(update_fields=["bot_level", "stand_in"])
+            _to_stand_in(t, s, level)
         else:
             _free(s)
     events.to_table(events.table_changed(t.id))
@@ -303,9 +302,8 @@ def open_table(
             auto_start=auto_start,
             other_tables=other_tables,
             chat_enabled=chat_enabled,
+            created_from=address,
         )
-        if address:
-            Table.objects.filter(pk=table.pk).update(created_from=address)
         sit(table, user, 0)
     return table
 

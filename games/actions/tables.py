@@ -37,10 +37,15 @@ def create_table(
     auto_start: bool = False,
     other_tables: bool = False,
     chat_enabled: bool = True,
+    created_from: str | None = None,
+    quick: bool = False,
+    fill_at: Any = None,
+    fill_level: str = "",
 ) -> Table:
     """A new open table with empty seats; options are validated by the engine. With
     ``auto_start`` the match starts by itself when the last seat is filled. The name is
-    cleaned (``table_name``)."""
+    cleaned (``table_name``). ``created_from``: the address "New table" came from; ``quick``,
+    ``fill_at``, ``fill_level``: a table "Play now" forms (``Table``)."""
     v = variant if isinstance(variant, Variant) else Variant.objects.get(key=variant)
     checked = check_table_settings(v, options, move_timer, players, season)
     with transaction.atomic():
@@ -56,6 +61,10 @@ def create_table(
             auto_start=auto_start,
             other_tables=other_tables,
             chat_enabled=chat_enabled,
+            created_from=created_from,
+            quick=quick,
+            fill_at=fill_at,
+            fill_level=fill_level,
         )
         Seat.objects.bulk_create(
             [Seat(table=table, position=p, team=engine.team_of(p, checked)) for p in range(players)]

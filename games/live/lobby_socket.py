@@ -5,7 +5,6 @@ whose element ids say where it is swapped in (out-of-band swap).
 
 import asyncio
 import contextlib
-import time
 from typing import Any
 
 from channels.db import aclose_old_connections, database_sync_to_async
@@ -18,10 +17,10 @@ from games import actions, messages, reads
 from games.actions import events
 from games.actions.events import LOBBY_GROUP
 from games.live import server_tasks, session_groups, table_socket
-from games.live.socket_guard import Guarded
+from games.live.socket_guard import Guarded, OneRefreshASecond
 
 
-class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
+class LobbyConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWebsocketConsumer):
     """The lobby socket.
 
     On connect it sends, in one frame, the greeting (``#lobby-status``) and the live part of
@@ -42,10 +41,7 @@ class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     """
 
     debounce_seconds = 0.2
-    refresh_seconds = 1.0
     pending: "asyncio.Task[None] | None" = None
-    refreshing: "asyncio.Task[None] | None" = None
-    refreshed_at = float("-inf")
     sent_html: str | None = None
     signed_in = False
     language = "en"
@@ -82,15 +78,9 @@ class LobbyConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         """The lobby takes no commands; a client may only ask for the list again. A render
         costs a read of every open table: at most one per ``refresh_seconds`` a socket, and
         requests within that time are answered by one render at its end."""
-        if self.refreshing is not None and not self.refreshing.done():
-            return  # one is coming
-        wait = self.refreshed_at + self.refresh_seconds - time.monotonic()
-        self.refreshing = asyncio.create_task(self._refresh(max(wait, 0.0)))
+        self._refresh()
 
-    async def _refresh(self, wait: float) -> None:
-        if wait:
-            await asyncio.sleep(wait)
-        self.refreshed_at = time.monotonic()
+    async def _answer_refresh(self) -> None:
         await self._send_lobby(force=True)
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:

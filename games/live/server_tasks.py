@@ -17,12 +17,10 @@ commits.
 ``ServerTasks`` wraps the ASGI application and starts both tasks on the first connection
 (daphne does not speak the ASGI lifespan protocol).
 
-Stopping (Ctrl-C, SIGTERM): daphne cancels its connections and stops its event loop, but a
-cancelled socket's ``disconnect`` (or a clock pass) goes on in a worker thread, and with the
-in-memory layer its message after commit waits for that loop, which never runs again; Python's
-exit waits for such threads for ever, so the process would never end (and ``make run`` with
-it). When the server starts stopping, this process's tasks are cancelled and a watchdog ends
-the process ``EXIT_GRACE_SECONDS`` later if it is still there (``_stop_when_told``).
+Stopping (Ctrl-C, SIGTERM): when daphne begins to stop, this process's tasks are cancelled
+(no clock pass starts any more: ``_stop_when_told``). A worker thread still finishing a
+socket's ``disconnect`` waits for the stopped loop no longer than a send may take
+(``broadcast.IN_MEMORY_SECONDS``), so the process ends within seconds.
 """
 
 from __future__ import annotations
@@ -30,9 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import sys
-import threading
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -76,11 +72,6 @@ watch_sockets: set[str] = set()  # spectators' table sockets (Watcher rows)
 
 _tasks: dict[str, asyncio.Task[None]] = {}
 
-# How long a server that began to stop may take before the watchdog ends it: a clean stop
-# takes well under a second; what is left then only waits for a loop that has stopped.
-EXIT_GRACE_SECONDS = 3.0
-_watching_shutdown = False
-
 
 def _sockets(kind: str) -> set[str]:
     return {"table": table_sockets, "lobby": lobby_sockets, "watch": watch_sockets}[kind]
@@ -112,10 +103,13 @@ def _start() -> None:
         _tasks[name] = loop.create_task(factory(), name=f"okey-{name}")
 
 
+_watching_shutdown = False
+
+
 def _stop_when_told() -> None:
     """Under daphne (Twisted's reactor): when the server begins to stop, cancel this process's
-    tasks (no clock pass starts any more) and start the exit watchdog. Other servers, and
-    tests, have no running reactor: nothing to do."""
+    tasks (no clock pass starts any more). Other servers, and tests, have no running reactor:
+    nothing to do."""
     global _watching_shutdown
     # Looked up, not imported: importing it would install a reactor where none runs.
     reactor = sys.modules.get("twisted.internet.reactor")
@@ -128,24 +122,6 @@ def _stop_when_told() -> None:
 def _shutting_down() -> None:
     for task in _tasks.values():
         task.cancel()
-    threading.Thread(target=_exit_if_still_here, name="okey-exit-watchdog", daemon=True).start()
-
-
-def _exit_if_still_here() -> None:
-    """A daemon thread: Python's exit does not wait for it, so it only acts when something
-    else holds the process (a worker thread waiting for the stopped loop)."""
-    threading.Event().wait(EXIT_GRACE_SECONDS)
-    main = threading.main_thread()
-    stuck = [t.name for t in threading.enumerate() if t is not main and not t.daemon]
-    log.warning(
-        "still running %s s after the server began to stop (threads: %s): exiting now",
-        EXIT_GRACE_SECONDS,
-        ", ".join(stuck),
-    )
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(0)  # the stop was asked for; the threads left would wait for ever
 
 
 def _in_thread(fn: Any) -> Any:

@@ -19,7 +19,9 @@ and a ``disconnect`` that is safe to run on a socket that never finished connect
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import time
 from typing import Any
 
 from django.db import InterfaceError, OperationalError
@@ -72,4 +74,30 @@ class Guarded:
             await self._refuse("server_error", "the server failed to handle that message")
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+        raise NotImplementedError
+
+
+class OneRefreshASecond:
+    """For a socket consumer whose client may ask for its whole view again (a read and a
+    render each): at most one answer per ``refresh_seconds``; asks meanwhile are answered by
+    that one answer at the window's end, never queued. The consumer answers in
+    ``_answer_refresh`` and cancels ``refreshing`` on disconnect."""
+
+    refresh_seconds = 1.0
+    refreshing: asyncio.Task[None] | None = None
+    refreshed_at = float("-inf")
+
+    def _refresh(self) -> None:
+        if self.refreshing is not None and not self.refreshing.done():
+            return  # one is coming
+        wait = self.refreshed_at + self.refresh_seconds - time.monotonic()
+        self.refreshing = asyncio.create_task(self._refresh_after(max(wait, 0.0)))
+
+    async def _refresh_after(self, wait: float) -> None:
+        if wait:
+            await asyncio.sleep(wait)
+        self.refreshed_at = time.monotonic()
+        await self._answer_refresh()
+
+    async def _answer_refresh(self) -> None:
         raise NotImplementedError

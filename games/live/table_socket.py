@@ -46,7 +46,7 @@ from games import actions, chat, limits, messages, policy, protocol, reads
 from games.actions import events
 from games.errors import GameError, NotAllowed
 from games.live import loop_reads, server_tasks, session_groups, state_cache
-from games.live.socket_guard import UNREACHABLE, Guarded
+from games.live.socket_guard import UNREACHABLE, Guarded, OneRefreshASecond
 from games.models import ChatMessage, Hand, Table
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def language_of(scope: dict[str, Any]) -> str:
         return settings.LANGUAGE_CODE
 
 
-class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
+class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWebsocketConsumer):
     """A table's socket; :class:`Guarded` refuses oversized messages, answers a handler's
     unforeseen failure and cleans up after a socket that ends without its disconnect."""
 
@@ -136,12 +136,11 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
     latest_change: dict[str, Any] | None = None
     changes = 0
     read_next = False  # a change merged into the next frame needs a read (see _changed)
-    # The client's address (the limits on sockets per address), a "refresh" being made and
-    # when the last was sent (one a second), and when this socket's messages were refused
-    # lately (past a number, its messages are dropped for a while).
+    # The client's address (the limits on sockets per address), refreshes answered once a
+    # second (OneRefreshASecond), and when this socket's messages were refused lately (past a
+    # number, its messages are dropped for a while).
     address: str | None = None
-    refreshing: asyncio.Task[None] | None = None
-    refreshed_at = float("-inf")
+    refresh_seconds = limits.REFRESH_SECONDS
     refused: collections.deque[float]
     told_too_fast = False
     refusal_task: asyncio.Task[None] | None = None
@@ -164,21 +163,7 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         # sees the socket open goes unheard.
         await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
         await self.accept()
-        try:
-            if self.seat_id is not None:
-                await database_sync_to_async(actions.socket_opened)(
-                    self.seat_id, self.scope["user"], self.channel_name, self.address
-                )
-                server_tasks.socket_opened("table", self.channel_name)
-            else:
-                # A spectator: counted as watching while the socket is open.
-                await database_sync_to_async(actions.watcher_opened)(
-                    self.table_id, self.scope.get("user"), self.channel_name, self.address
-                )
-                server_tasks.socket_opened("watch", self.channel_name)
-        except GameError as exc:  # too many sockets from this account or address
-            await self._refuse(exc.code, exc.message)
-            await self.close(code=CLOSE_TOO_MANY)
+        if not await self._counted(self.seat_id):
             return
         await session_groups.join(self)
         await self._send_table()
@@ -250,19 +235,9 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
                 self.sent_rack = None
                 await self._send_table()
 
-    def _refresh(self) -> None:
-        """The table as it is now (the rack only if it changed since this socket sent it, so a
-        selection on screen survives): at most once per ``REFRESH_SECONDS``; asks meanwhile
-        are answered by that one frame, never queued (each costs a read and a render)."""
-        if self.refreshing is not None and not self.refreshing.done():
-            return  # one is coming
-        wait = self.refreshed_at + limits.REFRESH_SECONDS - time.monotonic()
-        self.refreshing = asyncio.create_task(self._refresh_after(max(wait, 0.0)))
-
-    async def _refresh_after(self, wait: float) -> None:
-        if wait:
-            await asyncio.sleep(wait)
-        self.refreshed_at = time.monotonic()
+    async def _answer_refresh(self) -> None:
+        """A refresh: the table as it is now (the rack only if it changed since this socket
+        sent it, so a selection on screen survives), at most once per ``REFRESH_SECONDS``."""
         await self._send_table()
 
     def _refusing(self) -> bool:
@@ -346,25 +321,36 @@ class TableConsumer(Guarded, server_tasks.QuietSend, AsyncWebsocketConsumer):
         was = self.seat_id
         # Set before any await: a frame made meanwhile finds the switch done.
         self.seat_id, self.position = seat_id, position
-        channel, user, address = self.channel_name, self.scope["user"], self.address
+        channel = self.channel_name
         if was is None:
             server_tasks.socket_closed("watch", channel)
             await database_sync_to_async(actions.watcher_closed)(channel)
         else:
             server_tasks.socket_closed("table", channel)
             await database_sync_to_async(actions.socket_closed)(channel)
+        await self._counted(seat_id)
+
+    async def _counted(self, seat_id: int | None) -> bool:
+        """Count this socket as the seat's (``seat_id``: "here") or as one more watching, and
+        heartbeat it; past the limits on sockets per account or address it is told why and
+        closed (False)."""
+        channel, user = self.channel_name, self.scope.get("user")
         try:
             if seat_id is not None:
-                await database_sync_to_async(actions.socket_opened)(seat_id, user, channel, address)
+                await database_sync_to_async(actions.socket_opened)(
+                    seat_id, user, channel, self.address
+                )
                 server_tasks.socket_opened("table", channel)
             else:
                 await database_sync_to_async(actions.watcher_opened)(
-                    self.table_id, user, channel, address
+                    self.table_id, user, channel, self.address
                 )
                 server_tasks.socket_opened("watch", channel)
         except GameError as exc:  # too many sockets from this account or address
             await self._refuse(exc.code, exc.message)
             await self.close(code=CLOSE_TOO_MANY)
+            return False
+        return True
 
     async def _state_of_change(self, event: dict[str, Any]) -> reads.TableState:
         """The table after the change ``event`` tells of. A move (``hand.moved`` with its
