@@ -75,13 +75,15 @@ def paused() -> bool:
 def tick(
     *, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None, think_ms: float = 0.0
 ) -> int:
-    """One pass: mark gone players away, fill the forming tables that are due, deal the next
-    hands, then play every turn that is due (``think_ms``: what a searching bot may spend on
-    a decision, see :func:`due_hands`). Returns moves played."""
+    """One pass: tell the pages about sockets of a dead server, mark gone players away, fill
+    the forming tables that are due, deal the next hands, then play every turn that is due
+    (``think_ms``: what a searching bot may spend on a decision, see :func:`due_hands`).
+    Returns moves played."""
     if paused():
         return 0
     now = now or timezone.now()
     try:
+        actions.announce_stale_sockets(now)
         actions.mark_gone_players_away(grace_seconds, now)
     except Exception:
         log.exception("marking gone players away failed")

@@ -192,9 +192,11 @@ class Presence(models.Model):
     Rows name the user as well as the seat, so a new occupant never inherits "here".
     """
 
-    # Seconds between heartbeats, and the age after which a row no longer counts.
-    HEARTBEAT = 15
-    FRESH = 45
+    # Seconds between heartbeats, and the age after which a row no longer counts: a process
+    # killed without closing its sockets stops counting within FRESH seconds (two missed
+    # beats are tolerated), and the clock then tells the pages (actions.announce_stale_sockets).
+    HEARTBEAT = 5
+    FRESH = 15
 
     seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="presences")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)

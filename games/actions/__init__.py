@@ -32,6 +32,7 @@ from games.actions.leases import (
 from games.actions.matches import deal_next_hand, end_match, ready, rematch, start_match
 from games.actions.moves import Played, arrange, play, submit
 from games.actions.presence import (
+    announce_stale_sockets,
     lobby_socket_closed,
     lobby_socket_opened,
     mark_gone_players_away,
@@ -98,6 +99,7 @@ __all__ = [
     "leave_table",
     "lobby_socket_closed",
     "lobby_socket_opened",
+    "announce_stale_sockets",
     "mark_gone_players_away",
     "mute_chat",
     "name_changed",

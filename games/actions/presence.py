@@ -57,15 +57,58 @@ def lobby_socket_closed(channel_name: str) -> None:
 def sockets_alive(
     table_channels: list[str], lobby_channels: list[str], watch_channels: list[str] | None = None
 ) -> None:
-    """One server process's heartbeat for all its open sockets (``live.server_tasks``): one
-    query per kind, however many sockets the process holds."""
+    """One server process's heartbeat for all its open sockets (``live.server_tasks``): a few
+    queries per kind, however many sockets the process holds. Rows that had gone stale (the
+    process stalled past ``Presence.FRESH``) count again, and their tables are told."""
     now = timezone.now()
-    if table_channels:
-        Presence.objects.filter(channel_name__in=table_channels).update(seen_at=now)
-    if lobby_channels:
-        LobbyPresence.objects.filter(channel_name__in=lobby_channels).update(seen_at=now)
-    if watch_channels:
-        Watcher.objects.filter(channel_name__in=watch_channels).update(seen_at=now)
+    since = Presence.fresh_since(now)
+    with transaction.atomic():
+        if table_channels:
+            rows = Presence.objects.filter(channel_name__in=table_channels)
+            back = set(rows.filter(seen_at__lt=since).values_list("seat__table_id", flat=True))
+            rows.update(seen_at=now)
+            for table_id in back:
+                events.to_table(events.table_changed(table_id))
+        if lobby_channels:
+            LobbyPresence.objects.filter(channel_name__in=lobby_channels).update(seen_at=now)
+        if watch_channels:
+            rows = Watcher.objects.filter(channel_name__in=watch_channels)
+            back = set(rows.filter(seen_at__lt=since).values_list("table_id", flat=True))
+            rows.update(seen_at=now)
+            for table_id in back:
+                _publish_watchers(table_id)
+
+
+# The end of the span of ages already announced by announce_stale_sockets in this process.
+_announced_until: Any = None
+
+
+def announce_stale_sockets(now: Any = None) -> int:
+    """The clock's pass over sockets whose server died without closing them (killed, lost
+    its host): their rows stopped counting when they went stale (``Presence.FRESH``), and
+    here the pages that show them are told, once: each table with a player no longer here
+    or a spectator fewer, and the lobby (its counts). Each pass looks at the rows that went
+    stale since the previous one; a second clock worker may tell a table twice, which costs
+    one more frame. Returns how many tables were told."""
+    global _announced_until
+    now = now or timezone.now()
+    until = Presence.fresh_since(now)
+    start = _announced_until
+    if start is None or start > until:  # first pass (or a clock set back): look further back
+        start = until - timedelta(seconds=10 * Presence.FRESH)
+    span = {"seen_at__gte": start, "seen_at__lt": until}
+    seated = set(Presence.objects.filter(**span).values_list("seat__table_id", flat=True))
+    watched = set(Watcher.objects.filter(**span).values_list("table_id", flat=True))
+    lobby = LobbyPresence.objects.filter(**span).exists()
+    with transaction.atomic():
+        for table_id in seated:
+            events.to_table(events.table_changed(table_id))
+        for table_id in watched:
+            _publish_watchers(table_id, now)  # tells the lobby too
+        if (seated or lobby) and not watched:
+            events.to_lobby()  # fewer players online
+    _announced_until = until
+    return len(seated | watched)
 
 
 def watcher_opened(table_id: int, user: Any, channel_name: str, address: str | None = None) -> None:
@@ -94,10 +137,10 @@ def watcher_closed(channel_name: str) -> None:
         _publish_watchers(row.table_id)
 
 
-def _publish_watchers(table_id: int) -> None:
+def _publish_watchers(table_id: int, now: Any = None) -> None:
     """After commit, tell the table's sockets how many watch now (counted once here, so no
     socket queries for it), and the lobby, which shows the count too."""
-    count = reads.watching([table_id]).get(table_id, 0)
+    count = reads.watching([table_id], now).get(table_id, 0)
     events.to_table(events.table_watchers(table_id, count))
     events.to_lobby()
 

@@ -12,8 +12,9 @@ site is here, bounded, and made again from the database whenever it is missing o
 
 The table and its seats (who sits, their names, who is ``here``) as a kept state has them are
 as of its read: a move does not change them, and every change to them is announced, and read.
-The one change nobody announces at once: the sockets of a server process that died go stale
-(``Presence.FRESH``), and the clock marks their seats away at its next pass, announced. As a
+The sockets of a server process that died go stale without a message (``Presence.FRESH``):
+the clock's next pass announces them (``actions.announce_stale_sockets``), and marks their
+seats away after the grace period, announced too. As a
 safety net for anything unannounced (a row edited by hand), while moves bring a state forward
 its table and seats are read again in the background once ``REFRESH_SECONDS`` old (off the
 move's frame: the next move takes them), and a state whose seats are ``KEEP_SECONDS`` old is

@@ -78,13 +78,13 @@ def shown_hand(table: Table) -> Hand | None:
     )
 
 
-def watching(table_ids: list[int]) -> dict[int, int]:
+def watching(table_ids: list[int], now: Any = None) -> dict[int, int]:
     """How many watch each table: its fresh spectator sockets (``Watcher``), leaving out
     any of a user who holds a seat there (a player who sat down with a spectator's tab open).
     One query for any number of tables."""
     seated = Seat.objects.filter(table_id=OuterRef("table_id"), user_id=OuterRef("user_id"))
     rows = (
-        Watcher.objects.filter(Watcher.fresh(), table_id__in=table_ids)
+        Watcher.objects.filter(Watcher.fresh(now), table_id__in=table_ids)
         .exclude(Exists(seated))
         .values("table_id")
         .annotate(n=Count("id"))

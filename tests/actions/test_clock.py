@@ -24,6 +24,12 @@ pytestmark = pytest.mark.django_db
 VARIANTS = ["classic", "duz", "okey51", "gobek17"]
 
 
+def beat(at: Any) -> None:
+    """The heartbeat of the servers holding every open socket, at a simulated time: ticks
+    ahead of the freshness window would otherwise find every player gone."""
+    Presence.objects.update(seen_at=at)
+
+
 def run_until_over(match: Match, passes: int = 3000) -> None:
     for _ in range(passes):
         match.refresh_from_db()
@@ -53,6 +59,7 @@ def test_it_plays_a_timed_out_turn_once_and_only_once() -> None:
     assert hand.deadline is not None
     assert clock.tick() == 0  # nobody is late yet
     later = timezone.now() + timedelta(seconds=31)
+    beat(later)
     played = clock.tick(now=later)
     assert played == 1  # the starter's turn is a single discard
     hand.refresh_from_db()
@@ -69,6 +76,7 @@ def test_it_gives_a_returning_player_their_next_turn() -> None:
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(22))
     hand = match.hands.get()
     late = timezone.now() + timedelta(seconds=40)
+    beat(late)
     clock.tick(now=late)  # seat 0 timed out; the bot discarded for it
     hand.refresh_from_db()
     # Seats 1-3 play their turns themselves.
@@ -120,6 +128,7 @@ def test_it_marks_a_disconnected_player_away_after_the_grace_period() -> None:
     actions.socket_closed("tab-1")
     # One tab still open and fresh: here, whatever the grace period.
     soon = timezone.now() + timedelta(seconds=30)
+    beat(soon)
     assert actions.mark_gone_players_away(20, soon) == 0
     assert not Seat.objects.get(pk=seat.pk).away
     actions.socket_closed("tab-2")
@@ -195,6 +204,7 @@ def test_it_does_not_pass_presence_to_the_next_occupant() -> None:
     assert page.count(">not connected<") == 1
     actions.start_match(table, by=actions.SYSTEM, seed=seed_of(29))
     later = timezone.now() + timedelta(seconds=21)
+    beat(later)
     assert actions.mark_gone_players_away(20, later) == 1
     assert Seat.objects.get(table=table, position=3).away
 
@@ -387,3 +397,67 @@ def test_it_plays_nothing_while_its_pause_file_exists(settings: Any, tmp_path: P
     assert not clock.paused()
     assert clock.tick() >= 1  # the bots' turns were due all along
     assert Move.objects.filter(hand__match=match).exists()
+
+
+def test_a_killed_servers_sockets_stop_counting_within_20_seconds_and_pages_are_told(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A daphne killed with -9 closes none of its sockets: within 20 s its players no longer
+    show "here", its spectators no longer count as watching, and the clock tells the table's
+    pages and the lobby (no heartbeat, close or move needed to make them look again)."""
+    from games import reads
+    from games.actions import broadcast
+    from games.models import Watcher
+
+    table, users = user_table("okey51")
+    connect(table, users)
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
+    actions.watcher_opened(table.pk, make_user("fan"), "ghost-watcher")
+    assert reads.watching([table.pk]) == {table.pk: 1}
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(broadcast, "send", lambda group, message: sent.append((group, message)))
+
+    # Killed: no close, no more heartbeats. Before the rows go stale, nobody is told anything.
+    with django_capture_on_commit_callbacks(execute=True):
+        clock.tick(now=timezone.now() + timedelta(seconds=2), grace_seconds=300)
+    assert not [m for g, m in sent if g == f"table-{table.pk}"]
+
+    later = timezone.now() + timedelta(seconds=20)
+    with django_capture_on_commit_callbacks(execute=True):
+        clock.tick(now=later, grace_seconds=300)  # nobody marked away yet
+    to_table = [m for g, m in sent if g == f"table-{table.pk}"]
+    assert (table.pk, 0) in [(m["table"], m["count"]) for m in to_table if "count" in m]
+    assert any(m["type"] == "table.changed" for m in to_table)
+    assert any(g == "lobby" for g, _ in sent)
+    assert Watcher.objects.filter(seen_at__gte=Presence.fresh_since(later)).count() == 0
+    here = Seat.objects.filter(table=table).annotate(here=Presence.here(later))
+    assert not any(s.here for s in here)
+    # Told once: the next pass finds nothing new to announce.
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):
+        clock.tick(now=later + timedelta(seconds=1), grace_seconds=300)
+    assert not [m for g, m in sent if m["type"] == "table.watchers"]
+
+
+def test_a_stalled_servers_heartbeat_brings_its_players_back_and_tells_the_table(
+    monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    """A process that stalled past the freshness window and beats again: its sockets count
+    again, and the table's pages are told (they had been told the player was gone)."""
+    from games.actions import broadcast
+
+    table, users = user_table("okey51")
+    connect(table, users)
+    seat = Seat.objects.get(table=table, position=2)
+    old = timezone.now() - timedelta(seconds=Presence.FRESH + 1)
+    Presence.objects.filter(seat=seat).update(seen_at=old)
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(broadcast, "send", lambda group, message: sent.append((group, message)))
+    with django_capture_on_commit_callbacks(execute=True):
+        actions.sockets_alive([f"test-socket-{seat.pk}"], [])
+    assert [m["type"] for g, m in sent if g == f"table-{table.pk}"] == ["table.changed"]
+    assert Seat.objects.filter(pk=seat.pk).annotate(here=Presence.here()).get().here
+    sent.clear()
+    with django_capture_on_commit_callbacks(execute=True):  # a beat of fresh rows: quiet
+        actions.sockets_alive([f"test-socket-{seat.pk}"], [])
+    assert sent == []
