@@ -539,7 +539,28 @@ def _result(
             {"name": names[i], "hand": r["hand_scores"][i], "total": r["scores"][i]}
             for i in range(len(names))
         ],
+        "final": _final_ranking(public["variant"], r, names) if r.get("match_over") else [],
     }
+
+
+def _final_ranking(variant: str, r: dict[str, Any], names: list[str]) -> list[dict[str, Any]]:
+    """The match's places, best first, as the engine ranks the totals; equal totals share a
+    place."""
+    rows: list[dict[str, Any]] = []
+    winners = set(r.get("winners") or [])
+    for i, seat in enumerate(engine.ranking(variant, r["scores"])):
+        total = r["scores"][seat]
+        place = rows[-1]["place"] if rows and rows[-1]["total"] == total else i + 1
+        rows.append(
+            {
+                "place": place,
+                "name": names[seat],
+                "hand": r["hand_scores"][seat],
+                "total": total,
+                "winner": seat in winners,
+            }
+        )
+    return rows
 
 
 def _match(match: Match, me: int | None) -> dict[str, Any]:

@@ -31,17 +31,76 @@ def _safe(parts: list[str]) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - built from escaped parts
 
 
+# Where each seat sits around the felt, seen from the viewer's seat (a spectator sees seat 0's
+# place): play passes to the right, so the next seat is on the right and the previous one,
+# whose discard the viewer may take, on the left (RULES.md: "the player on your left").
+SIDES = {
+    2: ("bottom", "top"),
+    3: ("bottom", "right", "left"),
+    4: ("bottom", "right", "top", "left"),
+}
+# A seat discards towards the next seat: its pile lies between the two, at a corner of the
+# felt (or, with three players, at the empty place across).
+CORNERS = {
+    ("bottom", "right"): "br",
+    ("right", "top"): "tr",
+    ("top", "left"): "tl",
+    ("left", "bottom"): "bl",
+    ("right", "left"): "top",
+    ("bottom", "top"): "br",
+    ("top", "bottom"): "tl",
+}
+
+
+def sides(seats: Any, my_seat: Any) -> dict[int, str]:
+    """Each seat's side of the felt ("bottom", "right", "top", "left") as the viewer sees it."""
+    positions = [seat["position"] for seat in seats or ()]
+    n = len(positions)
+    base = my_seat if isinstance(my_seat, int) else 0
+    order = SIDES.get(n, ("bottom", "right", "top", "left"))
+    return {p: order[(p - base) % n] for p in positions} if n in SIDES else {}
+
+
+def corner(seats: Any, my_seat: Any, position: int) -> str:
+    """Where seat ``position``'s discards lie: between it and the next seat."""
+    side = sides(seats, my_seat)
+    n = len(side)
+    return CORNERS.get((side.get(position, ""), side.get((position + 1) % max(n, 1), "")), "")
+
+
+# Avatar colours: a name always gets the same one (eight hues, as classes: the CSP allows no
+# style attribute).
+AVATAR_HUES = 8
+
+
+def avatar(seat: dict[str, Any]) -> str:
+    """A round badge with the seat's initials (a bot's number and a cog), coloured by name."""
+    if seat["empty"]:
+        return '<span class="avatar empty" aria-hidden="true"></span>'
+    if not seat["user_id"]:
+        return f'<span class="avatar bot" aria-hidden="true">{escape(seat["position"] + 1)}</span>'
+    words = [w for w in str(seat["display"]).replace("-", " ").split() if w[:1].isalnum()]
+    initials = "".join(w[0] for w in words[:2]).upper() or "?"
+    hue = sum(map(ord, str(seat["name"] or seat["display"]))) % AVATAR_HUES
+    return f'<span class="avatar h{hue}" aria-hidden="true">{escape(initials)}</span>'
+
+
 @register.simple_tag
 def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
     """Each seat's ``<li class="player">``: name, team, presence, turn, tiles in the rack
     (while the hand is ``live``), opening, score, and the move timer's countdown."""
     deadline = (hand or {}).get("deadline") if isinstance(hand, dict) else None
+    side = sides(seats, my_seat)
     parts = []
     for seat in seats or ():
         mine = seat["position"] == my_seat
         css = "player" + (" is-me" if mine else "") + (" on-turn" if seat["on_turn"] else "")
         css += (" away" if seat["away"] else "") + (" empty" if seat["empty"] else "")
-        parts.append(f'<li class="{css}" data-seat="{escape(seat["position"])}">')
+        where = escape(side.get(seat["position"], ""))
+        parts.append(
+            f'<li class="{css}" data-seat="{escape(seat["position"])}" data-side="{where}">'
+        )
+        parts.append(avatar(seat))
         parts.append(f'<span class="player-name">{escape(seat["display"])}</span>')
         if seat["team"] is not None:
             team = gettext("team %(n)s") % {"n": seat["team"] + 1}
@@ -59,19 +118,26 @@ def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
         if seat["on_turn"]:
             to_play = escape(gettext("to play"))
             parts.append(f'<span class="badge turn">{to_play}</span>')
-        if seat["rack_count"] is not None and live:
-            title = escape(gettext("tiles in the rack"))
-            parts.append(
-                f'<span class="player-tiles" title="{title}">{escape(seat["rack_count"])}</span>'
-            )
         if seat["opened"]:
             opened = escape(_opened(seat["opened"], seat["opened_with"] or {}))
             parts.append(
                 f'<span class="badge" data-opened="{escape(seat["opened"])}">{opened}</span>'
             )
+        stats = []
+        if seat["rack_count"] is not None and live:
+            n = seat["rack_count"]
+            count = escape(ngettext("%(n)s tile", "%(n)s tiles", n) % {"n": n})
+            title = escape(gettext("tiles in the rack"))
+            stats.append(
+                f'<span class="player-tiles" title="{title}" data-tiles="{escape(n)}">'
+                f"{count}</span>"
+            )
         if seat["score"] is not None:
             score = escape(seat["score"])
-            parts.append(f'<span class="player-score" data-score="{score}">{score}</span>')
+            label = escape(gettext("%(score)s points") % {"score": seat["score"]})
+            stats.append(f'<span class="player-score" data-score="{score}">{label}</span>')
+        if stats:
+            parts.append(f'<span class="player-stats">{" · ".join(stats)}</span>')
         if seat.get("may_sit"):
             sit = escape(gettext("Sit here"))
             position = escape(seat["position"])
@@ -113,7 +179,8 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
         fits = bool(workable.get("workable")) and takeable
         css = "discard-spot" + (" is-me" if mine else "") + ("" if discards else " empty")
         css += (" takeable" if takeable else "") + (" workable" if fits else "")
-        attrs = f' data-seat="{escape(position)}"'
+        where = corner(seats, my_seat, position)
+        attrs = f' data-seat="{escape(position)}" data-corner="{where}"'
         if fits:
             title = escape(gettext("This discard works for you: it fits a meld"))
             attrs += f' data-workable="{escape(workable.get("tile"))}" title="{title}"'

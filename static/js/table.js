@@ -508,6 +508,14 @@
       // Translators: the seconds left on the move timer, e.g. "12 s".
       if (label) label.textContent = gettext("%s s").replace("%s", Math.ceil(left));
     });
+    // The seconds to the next deal, in the sentence the page gave ("... in %s s").
+    document.querySelectorAll("[data-count-to]").forEach(function (line) {
+      var at = Date.parse(line.dataset.countTo);
+      if (!at || !line.dataset.words) return;
+      var left = Math.max(0, Math.ceil((at - Date.now()) / 1000));
+      var text = line.dataset.words.replace("%s", left);
+      if (line.textContent !== text) line.textContent = text;
+    });
   }
 
   document.addEventListener("DOMContentLoaded", function () {

@@ -1,0 +1,158 @@
+"""The table is a room on one screen: at desktop, laptop and phone sizes (portrait and
+landscape) a player mid-hand sees every tile of the rack on its two rows, the move buttons,
+the discard they may take, the pile and their countdown without scrolling, and the page never
+scrolls sideways. Each size's screenshot is written under ``test-artifacts/`` for a reviewer."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import actions, engine
+from games.engine.bots import choose_moves
+from games.models import Hand
+from tests import ui
+from tests.live_daphne import DaphneServer, in_thread
+from tests.play import seed_of, user_table
+
+pytestmark = pytest.mark.browser
+
+SIZES = [(1280, 800), (1366, 768), (1920, 1080), (390, 844), (844, 390)]
+
+# What a player must see without scrolling, by selector (each match must lie in the window).
+MUST_SEE = {
+    "rack tile": ".rack .tile",
+    "move button": "#table-live .actions [data-action]",
+    "discard to take": ".discard-spot.takeable",
+    "pile": ".pile",
+    "countdown": ".player.is-me .countdown",
+}
+
+OUTSIDE = """sel => [...document.querySelectorAll(sel)].filter(e => {
+  const r = e.getBoundingClientRect();
+  return r.width === 0 || r.left < -1 || r.top < -1 ||
+         r.right > innerWidth + 1 || r.bottom > innerHeight + 1;
+}).map(e => e.outerHTML.slice(0, 80))"""
+
+ROWS_WRAP = """() => [...document.querySelectorAll('.rack .rack-row')].some(row => {
+  const tops = [...row.querySelectorAll('.slot')]
+    .map(s => Math.round(s.getBoundingClientRect().top));
+  return Math.max(...tops) - Math.min(...tops) > 2;
+})"""
+
+
+def mid_hand(variant: str, n: int, melds: int = 0) -> tuple[Any, Any, int]:
+    """A hand at a seat's draw: the previous seat has discarded (so there is a discard to
+    take) and, with ``melds``, at least that many melds lie on the table (greedy bots' moves
+    made through the service, from the first deal that gets there). Returns the table, the
+    user on turn and their seat."""
+
+    def make() -> tuple[Any, Any, int]:
+        for attempt in range(n, n + 30):  # a deal whose hand gets there before it ends
+            table, users = user_table(variant)
+            match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(attempt))
+            hand = match.hands.get()
+            rng = random.Random(attempt)
+            while hand.status == Hand.Status.PLAYING:
+                eng = hand.engine_hand()
+                public = eng.public_view()
+                drawing = public["phase"] == "draw" and any(public["discards"])
+                if len(public["table"]) >= melds and drawing:
+                    return table, users[eng.turn], eng.turn
+                seat = eng.turn
+                for move in choose_moves(eng.view(seat), "greedy", rng):
+                    if engine.Hand.from_state(hand.state).play(seat, move).ok:
+                        actions.play(hand, seat, move, by=users[seat])
+                        break
+                else:
+                    raise AssertionError("the bot found no legal move")
+                hand.refresh_from_db()
+        raise AssertionError("no such moment")
+
+    return in_thread(make)  # type: ignore[no-any-return]
+
+
+def check_every_size(page: Any, name: str, artifacts: Path) -> None:
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(artifacts / f"table-{name}-{width}x{height}.png"))
+        where = f"{name} at {width}×{height}"
+        for what, selector in MUST_SEE.items():
+            assert page.locator(selector).count() > 0, f"no {what} ({where})"
+            outside = page.evaluate(OUTSIDE, selector)
+            assert not outside, f"{what} outside the window ({where}): {outside}"
+        assert not page.evaluate(ROWS_WRAP), f"a rack row wraps ({where})"
+        sideways = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
+        assert sideways <= 0, f"the page scrolls sideways by {sideways}px ({where})"
+
+
+@pytest.mark.parametrize(
+    ("variant", "melds", "language"),
+    [
+        ("classic", 0, "en"),
+        ("duz", 0, "tr"),
+        ("okey51", 8, "en"),
+        ("okey51", 8, "tr"),
+        ("gobek17", 0, "en"),
+    ],
+)
+def test_mid_hand_everything_a_player_needs_is_on_one_screen(
+    daphne_live_server: DaphneServer,
+    chromium: Any,
+    artifacts: Path,
+    variant: str,
+    melds: int,
+    language: str,
+) -> None:
+    table, user, seat = mid_hand(variant, 40 + len(variant), melds)
+    page = ui.signed_in_page(chromium, daphne_live_server, user)
+    page.context.add_cookies(
+        [{"name": "django_language", "value": language, "url": daphne_live_server.url}]
+    )
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["turn"] == str(seat) == ui.state(page)["seat"]
+    if melds:
+        assert page.locator(".melds .meld").count() >= melds
+    check_every_size(page, f"{variant}-{language}", artifacts)
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+CONTRAST = """sel => {
+  const b = document.querySelector(sel);
+  const rgb = s => s.match(/[\\d.]+/g).slice(0, 3).map(Number);
+  const lum = c => { const [r, g, bl] = c.map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl; };
+  const style = getComputedStyle(b);
+  const bg = style.backgroundImage !== 'none'
+    ? rgb(style.backgroundImage) : rgb(style.backgroundColor);
+  const [a, c] = [lum(rgb(style.color)), lum(bg)].sort((x, y) => y - x);
+  return (a + 0.05) / (c + 0.05);
+}"""
+
+
+def test_a_coloured_button_keeps_its_label_under_the_mouse(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """The primary move buttons turned white with white text on hover: the label vanished.
+    Under the mouse, as at rest, the label keeps a contrast of at least 4.5:1."""
+    table, user, seat = mid_hand("duz", 47)
+
+    def discard_phase() -> None:
+        hand = table.matches.get().hands.get()
+        actions.play(hand, seat, {"do": "draw"}, by=user)
+
+    in_thread(discard_phase)
+    page = ui.signed_in_page(chromium, daphne_live_server, user)
+    ui.open_table(page, daphne_live_server, table.pk)
+    ui.wait_version(page, 1)
+    button = '#table-live [data-action="discard"]'
+    page.wait_for_selector(f"{button}:not([disabled])")
+    assert page.evaluate(CONTRAST, button) >= 4.5
+    page.hover(button)
+    page.wait_for_timeout(100)
+    assert page.evaluate(CONTRAST, button) >= 4.5, "the label fades under the mouse"
