@@ -156,3 +156,32 @@ def test_a_coloured_button_keeps_its_label_under_the_mouse(
     page.hover(button)
     page.wait_for_timeout(100)
     assert page.evaluate(CONTRAST, button) >= 4.5, "the label fades under the mouse"
+
+
+def test_the_end_of_a_match_is_a_screen_with_the_ranking_and_where_to_go_next(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    """The last hand's scoreboard lies over the felt with the final ranking, Rematch, New
+    game and Back to lobby, all within the window at desktop and phone size."""
+    from tests.play import played_out
+
+    table, users, match = in_thread(lambda: played_out("okey51", {"hands": 1}, 3))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(page, daphne_live_server, table.pk)
+    places = page.locator("[data-hand-over] .final-ranking tbody tr")
+    assert places.count() == 4
+    first = places.nth(0).locator("td")
+    assert first.nth(0).inner_text().strip() == "1"
+    for width, height in ((1280, 800), (390, 844)):
+        page.set_viewport_size({"width": width, "height": height})
+        page.wait_for_timeout(150)
+        page.screenshot(path=str(artifacts / f"table-match-over-{width}x{height}.png"))
+        for selector in (
+            '[data-action="rematch"]',
+            '[data-action="new-game"]',
+            '[data-action="lobby"]',
+        ):
+            page.locator(selector).scroll_into_view_if_needed()
+            assert page.locator(selector).is_visible(), selector
+    page.click('[data-action="lobby"]')
+    page.wait_for_url(f"{daphne_live_server.url}/")
