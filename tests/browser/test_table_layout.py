@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.utils import translation
 
-from games import actions, engine
+from games import actions, engine, reads
 from games.engine.bots import choose_moves
 from games.models import Hand
 from tests import ui
@@ -75,7 +76,22 @@ def mid_hand(variant: str, n: int, melds: int = 0) -> tuple[Any, Any, int]:
     return in_thread(make)  # type: ignore[no-any-return]
 
 
-def check_every_size(page: Any, name: str, artifacts: Path) -> None:
+NEWEST_SHOWN = """text => {
+  const log = document.querySelector('#table-live .event-log');
+  const line = [...log.querySelectorAll('li')].find(li => li.textContent.trim() === text);
+  if (!line) return 'not in the log';
+  const [box, r] = [log.getBoundingClientRect(), line.getBoundingClientRect()];
+  return r.top >= box.top - 1 && r.bottom <= box.bottom + 1 ? '' : 'scrolled out of sight';
+}"""
+
+
+def newest_log_line(table_id: int, user: Any, language: str) -> str:
+    """The last line of the table's log as ``user`` reads it in ``language``."""
+    with translation.override(language):
+        return str(reads.table_context(table_id, user)["log"][-1])
+
+
+def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") -> None:
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
@@ -86,6 +102,9 @@ def check_every_size(page: Any, name: str, artifacts: Path) -> None:
             outside = page.evaluate(OUTSIDE, selector)
             assert not outside, f"{what} outside the window ({where}): {outside}"
         assert not page.evaluate(ROWS_WRAP), f"a rack row wraps ({where})"
+        if newest:
+            shown = page.evaluate(NEWEST_SHOWN, newest)
+            assert not shown, f"the log's newest line is {shown} ({where}): {newest!r}"
         sideways = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
         assert sideways <= 0, f"the page scrolls sideways by {sideways}px ({where})"
 
@@ -117,7 +136,8 @@ def test_mid_hand_everything_a_player_needs_is_on_one_screen(
     assert ui.state(page)["turn"] == str(seat) == ui.state(page)["seat"]
     if melds:
         assert page.locator(".melds .meld").count() >= melds
-    check_every_size(page, f"{variant}-{language}", artifacts)
+    newest = in_thread(lambda: newest_log_line(table.pk, user, language))
+    check_every_size(page, f"{variant}-{language}", artifacts, newest)
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
