@@ -79,8 +79,10 @@ def sockets_alive(
                 _publish_watchers(table_id)
 
 
-# The end of the span of ages already announced by announce_stale_sockets in this process.
+# The end of the span of ages already announced by announce_stale_sockets in this process,
+# and how often it looks (its three queries are not worth making on every clock pass).
 _announced_until: Any = None
+ANNOUNCE_EVERY = timedelta(seconds=1)
 
 
 def announce_stale_sockets(now: Any = None) -> int:
@@ -96,6 +98,8 @@ def announce_stale_sockets(now: Any = None) -> int:
     start = _announced_until
     if start is None or start > until:  # first pass (or a clock set back): look further back
         start = until - timedelta(seconds=10 * Presence.FRESH)
+    elif until - start < ANNOUNCE_EVERY:
+        return 0  # the clock passes four times a second; a second's delay is soon enough
     span = {"seen_at__gte": start, "seen_at__lt": until}
     seated = set(Presence.objects.filter(**span).values_list("seat__table_id", flat=True))
     watched = set(Watcher.objects.filter(**span).values_list("table_id", flat=True))

@@ -140,20 +140,19 @@ def _forming(v: Variant) -> list[Table]:
     )
 
 
-def _waiting_for_players(v: Variant) -> list[Table]:
-    """Public tables of ``v`` that start by themselves once full, with people and no bots
-    waiting at them: someone opened one to play with people. Not a league's (its matches
-    count for a season: one sits there knowingly) nor one whose players sit at other tables
-    too."""
-    tables = Table.objects.filter(
-        variant=v,
-        quick=False,
-        status=Table.Status.OPEN,
-        is_private=False,
-        auto_start=True,
-        other_tables=False,
-        season__isnull=True,
+def _open_to_strangers(v: Variant) -> QuerySet[Table]:
+    """The tables of ``v`` "Play now" may seat a stranger at: public, not a league's (its
+    matches count for a season: one sits there knowingly), nor one whose players sit at
+    other tables too."""
+    return Table.objects.filter(
+        variant=v, is_private=False, other_tables=False, season__isnull=True
     )
+
+
+def _waiting_for_players(v: Variant) -> list[Table]:
+    """Tables of ``v`` open to strangers that start by themselves once full, with people and
+    no bots waiting at them: someone opened one to play with people."""
+    tables = _open_to_strangers(v).filter(quick=False, status=Table.Status.OPEN, auto_start=True)
     return list(
         _counted(tables)
         .filter(people__gt=0, bots=0, free__gt=0)
@@ -162,21 +161,18 @@ def _waiting_for_players(v: Variant) -> list[Table]:
 
 
 def _seat_between_hands(v: Variant) -> list[Table]:
-    """Public tables of ``v`` playing a match that is between hands, with a seat whose player
-    left it (a bot plays it meanwhile): a person takes it from the next hand
+    """Tables of ``v`` open to strangers playing a match that is between hands, with a seat
+    whose player left it (a bot plays it meanwhile): a person takes it from the next hand
     (``seats.vacated_seats``)."""
     between = Match.objects.filter(
         table_id=OuterRef("pk"), status=Match.Status.PLAYING, next_hand_at__isnull=False
     )
-    tables = Table.objects.filter(
-        variant=v,
+    tables = _open_to_strangers(v).filter(
+        Exists(between),
         status=Table.Status.PLAYING,
-        is_private=False,
-        other_tables=False,
-        season__isnull=True,
         seats__stand_in=True,
         seats__user__isnull=True,
-    ).filter(Exists(between))
+    )
     return list(tables.distinct().order_by("created_at", "pk")[:5])
 
 

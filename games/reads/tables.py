@@ -555,7 +555,6 @@ def _final_ranking(variant: str, r: dict[str, Any], names: list[str]) -> list[di
             {
                 "place": place,
                 "name": names[seat],
-                "hand": r["hand_scores"][seat],
                 "total": total,
                 "winner": seat in winners,
             }

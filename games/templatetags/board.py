@@ -55,17 +55,18 @@ CORNERS = {
 def sides(seats: Any, my_seat: Any) -> dict[int, str]:
     """Each seat's side of the felt ("bottom", "right", "top", "left") as the viewer sees it."""
     positions = [seat["position"] for seat in seats or ()]
-    n = len(positions)
+    order = SIDES.get(len(positions))
+    if order is None:
+        return {}
     base = my_seat if isinstance(my_seat, int) else 0
-    order = SIDES.get(n, ("bottom", "right", "top", "left"))
-    return {p: order[(p - base) % n] for p in positions} if n in SIDES else {}
+    return {p: order[(p - base) % len(order)] for p in positions}
 
 
-def corner(seats: Any, my_seat: Any, position: int) -> str:
-    """Where seat ``position``'s discards lie: between it and the next seat."""
-    side = sides(seats, my_seat)
-    n = len(side)
-    return CORNERS.get((side.get(position, ""), side.get((position + 1) % max(n, 1), "")), "")
+def corner(side: dict[int, str], position: int) -> str:
+    """Where seat ``position``'s discards lie (``side``: :func:`sides`): between it and the
+    next seat."""
+    following = side.get((position + 1) % len(side), "") if side else ""
+    return CORNERS.get((side.get(position, ""), following), "")
 
 
 # Avatar colours: a name always gets the same one (eight hues, as classes: the CSP allows no
@@ -172,6 +173,7 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
     the viewer may take from is ``takeable`` (and ``workable`` when the assist says its tile
     fits a meld); the viewer's own is where a dragged tile is discarded."""
     workable = ((assist or {}).get("workable_discard") or {}) if isinstance(assist, dict) else {}
+    side = sides(seats, my_seat)
     parts = []
     for seat in seats or ():
         position, discards = seat["position"], seat["discards"]
@@ -179,7 +181,7 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
         fits = bool(workable.get("workable")) and takeable
         css = "discard-spot" + (" is-me" if mine else "") + ("" if discards else " empty")
         css += (" takeable" if takeable else "") + (" workable" if fits else "")
-        where = corner(seats, my_seat, position)
+        where = corner(side, position)
         attrs = f' data-seat="{escape(position)}" data-corner="{where}"'
         if fits:
             title = escape(gettext("This discard works for you: it fits a meld"))
