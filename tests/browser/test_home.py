@@ -5,7 +5,8 @@ from typing import Any
 
 import pytest
 
-from tests.live_daphne import DaphneServer
+from games.catalog import ensure_variants
+from tests.live_daphne import DaphneServer, in_thread
 
 pytestmark = pytest.mark.browser
 
@@ -40,10 +41,44 @@ def test_it_loads_htmx_and_opens_the_lobby_socket(
     page.wait_for_function("() => window.__okeyWsEvents.includes('wsOpen')", timeout=10_000)
     status = page.locator("#lobby-status.connected")
     status.wait_for(timeout=10_000)
-    assert "You are in the lobby as a guest." in status.inner_text()
+    # A visitor who has not signed in is told so, not called a guest.
+    assert "You are not signed in" in status.inner_text()
     events = page.evaluate("() => window.__okeyWsEvents")
     assert "wsClose" not in events and "wsError" not in events, events
     assert [s.url for s in sockets] == [f"{daphne_live_server.ws_url}/ws/lobby/"]
     assert not sockets[0].is_closed()
     assert not [line for line in failed if "/static/" in line], failed
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (390, 844)])
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_a_visitor_lands_sees_what_to_do_first_and_finds_the_rules(
+    daphne_live_server: DaphneServer, chromium: Any, size: tuple[int, int], language: str
+) -> None:
+    """A visitor who has not signed in: the page says what the site is, Play now and Practice
+    with bots lie on the first screen, the greeting does not call them a guest, the language
+    menu names each language in itself, and the header's Rules link opens the rules."""
+    in_thread(ensure_variants)
+    width, height = size
+    context = chromium.new_context(viewport={"width": width, "height": height})
+    context.add_cookies(
+        [{"name": "django_language", "value": language, "url": daphne_live_server.url}]
+    )
+    page = context.new_page()
+    page.goto(f"{daphne_live_server.url}/")
+    assert page.locator(".intro h1").is_visible()
+    for action in ("play-now", "practice"):
+        box = page.locator(f'[data-action="{action}"]').first.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, f"{action} below the fold"
+    page.locator("#lobby-status.connected").wait_for(timeout=10_000)
+    status = page.locator("#lobby-status").inner_text()
+    assert ("not signed in" if language == "en" else "Giriş yapmadın") in status, status
+    names = page.locator('select[name="language"] option').all_inner_texts()
+    assert [n.strip() for n in names] == ["English", "Türkçe"]
+    page.locator(".site-header").get_by_role(
+        "link", name="Rules" if language == "en" else "Kurallar"
+    ).click()
+    page.wait_for_url(f"{daphne_live_server.url}/rules/")
+    context.close()
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()

@@ -1097,6 +1097,10 @@ async def quiet(ws: WebsocketCommunicator, seconds: float = 0.6) -> list[str]:
     return frames
 
 
+# What the lobby tells a visitor who has not signed in (not "a guest": no account is theirs yet).
+NOT_SIGNED_IN = "You are not signed in: Play now seats you as a guest."
+
+
 def online(frame: Node) -> str:
     return frame.one(id="lobby-online").text()
 
@@ -1111,7 +1115,7 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
     old_id, bob = await database_sync_to_async(setup)()
     async with lobby_sockets("") as [(ws, first)]:
         page = parse(first)
-        assert page.one(id="lobby-status").text() == "You are in the lobby as a guest."
+        assert page.one(id="lobby-status").text() == NOT_SIGNED_IN
         assert set(lobby_rows(page)) == {old_id}
         assert online(page) == "0 players online"
 
