@@ -123,53 +123,107 @@ def seat_name(names: list[str], seat: Any) -> str:
     return "?"
 
 
-def event_text(event: dict[str, Any], names: list[str], viewer: int | None) -> str | None:
-    """One hand event in words, as ``viewer`` (a seat, or None for a spectator) may read it."""
+def tile_colour(letter: str) -> str:
+    """A colour letter in words; "" for anything else (the fake's ``F``)."""
+    if letter == "R":
+        return pgettext("tile colour", "red")
+    if letter == "Y":
+        return pgettext("tile colour", "yellow")
+    if letter == "B":
+        return pgettext("tile colour", "blue")
+    if letter == "K":
+        return pgettext("tile colour", "black")
+    return ""
+
+
+def tile_words(code: Any) -> str:
+    """A tile in notation ("R12", "F") in the reader's words: "red 12", "fake okey"."""
+    code = str(code or "")
+    if code[:1] == "F":
+        return _("fake okey")
+    number = code[1:3].replace(":", "")
+    return _("%(colour)s %(number)s") % {"colour": tile_colour(code[:1]), "number": number}
+
+
+def event_text(
+    event: dict[str, Any], names: list[str], viewer: int | None, all_shown: bool = False
+) -> str | None:
+    """One hand event in words, as ``viewer`` (a seat, or None for a spectator) may read it:
+    the viewer's own moves as "you", tiles in colour words. ``all_shown``: the hand is over
+    and its replay names every drawn tile."""
     who = seat_name(names, event.get("seat"))
     kind = event.get("type")
-    tile = event.get("tile")
+    tile = tile_words(event.get("tile"))
     you = viewer is not None and event.get("seat") == viewer
     if kind == "draw":
-        if you and tile:
+        if you and event.get("tile"):
             return _("You drew %(tile)s.") % {"tile": tile}
+        if all_shown and event.get("tile"):
+            return _("%(who)s drew %(tile)s.") % {"who": who, "tile": tile}
         return _("%(who)s drew from the pile.") % {"who": who}
     if kind == "take":
-        thrower = seat_name(names, event.get("from"))
+        if you:
+            thrower = seat_name(names, event.get("from"))
+            return _("You took %(thrower)s's %(tile)s.") % {"thrower": thrower, "tile": tile}
+        if viewer is not None and event.get("from") == viewer:
+            return _("%(who)s took your %(tile)s.") % {"who": who, "tile": tile}
         return _("%(who)s took %(thrower)s's %(tile)s.") % {
             "who": who,
-            "thrower": thrower,
+            "thrower": seat_name(names, event.get("from")),
             "tile": tile,
         }
     if kind == "discard":
+        if you:
+            return _("You threw %(tile)s.") % {"tile": tile}
         return _("%(who)s threw %(tile)s.") % {"who": who, "tile": tile}
     if kind == "give_back":
+        if you:
+            return _("You gave %(tile)s back.") % {"tile": tile}
         return _("%(who)s gave %(tile)s back.") % {"who": who, "tile": tile}
     if kind == "open":
         if event.get("with") == "pairs":
-            return _("%(who)s opened with %(n)s pairs.") % {
-                "who": who,
-                "n": len(event.get("melds") or []),
-            }
+            n = len(event.get("melds") or [])
+            if you:
+                return _("You opened with %(n)s pairs.") % {"n": n}
+            return _("%(who)s opened with %(n)s pairs.") % {"who": who, "n": n}
+        if you:
+            return _("You opened with %(total)s.") % {"total": event.get("total")}
         return _("%(who)s opened with %(total)s.") % {"who": who, "total": event.get("total")}
     if kind == "lay":
-        return _("%(who)s laid %(n)s more.") % {"who": who, "n": len(event.get("melds") or [])}
+        n = len(event.get("melds") or [])
+        if you:
+            return _("You laid %(n)s more.") % {"n": n}
+        return _("%(who)s laid %(n)s more.") % {"who": who, "n": n}
     if kind == "add":
+        if you:
+            return _("You added %(tile)s to a meld.") % {"tile": tile}
         return _("%(who)s added %(tile)s to a meld.") % {"who": who, "tile": tile}
     if kind == "swap":
+        if you:
+            return _("You swapped %(tile)s for an okey.") % {"tile": tile}
         return _("%(who)s swapped %(tile)s for an okey.") % {"who": who, "tile": tile}
     if kind == "indicator_shown":
+        if you:
+            return _("You showed the indicator.")
         return _("%(who)s showed the indicator.") % {"who": who}
     if kind == "penalty":
+        points, reason = event.get("points", 0), penalty_reason(str(event.get("reason", "")))
+        if you:
+            return _("You %(points)+d (%(reason)s).") % {"points": points, "reason": reason}
         return _("%(who)s %(points)+d (%(reason)s).") % {
             "who": who,
-            "points": event.get("points", 0),
-            "reason": penalty_reason(str(event.get("reason", ""))),
+            "points": points,
+            "reason": reason,
         }
     if kind == "penalty_cancelled":
+        if you:
+            return _("Your penalty is cancelled.")
         return _("%(who)s's penalty is cancelled.") % {"who": who}
     if kind == "hand_over":
         if event.get("ending") == "dry_wall":
             return _("The pile ran dry: the hand is over.")
+        if viewer is not None and event.get("finisher") == viewer:
+            return _("You finished the hand.")
         return _("%(who)s finished the hand.") % {"who": seat_name(names, event.get("finisher"))}
     return None
 

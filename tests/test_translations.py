@@ -24,6 +24,19 @@ from django.urls import reverse
 from games import actions, engine
 from tests.play import seed_of, user_table
 
+TURKISH_COLOURS = {"R": "kırmızı", "Y": "sarı", "B": "mavi", "K": "siyah"}
+ENGLISH_COLOURS = {"R": "red", "Y": "yellow", "B": "blue", "K": "black"}
+
+
+def in_turkish(code: str) -> str:
+    """A plain tile ("R12") as the Turkish log names it ("kırmızı 12")."""
+    return f"{TURKISH_COLOURS[code[0]]} {code[1:]}"
+
+
+def in_english(code: str) -> str:
+    return f"{ENGLISH_COLOURS[code[0]]} {code[1:]}"
+
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"
 CATALOGUES = sorted(LOCALE.glob("*/LC_MESSAGES/*.po"))
@@ -229,7 +242,7 @@ def test_the_table_page_speaks_turkish(compiled: None) -> None:
         "Seçili taşlarla el aç",
         "Serilere göre diz",
         "hamle başına 30 sn",
-        f"{tile} taşını attı.",  # the event log (games/messages.py)
+        f"{in_turkish(tile)} taşını attı.",  # the event log, tiles in words (games/messages.py)
     ):
         assert turkish in page, turkish
     for english in ("Take the discard", "Discard the selected tile", "Sort by runs", "Indicator"):
@@ -303,9 +316,9 @@ async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language
         tile = await database_sync_to_async(move)()
         tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
         en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
-        assert f"{tile} taşını attı." in tr_frame and "Gösterge" in tr_frame
+        assert f"{in_turkish(tile)} taşını attı." in tr_frame and "Gösterge" in tr_frame
         assert "Indicator" not in tr_frame and "threw" not in tr_frame
-        assert f"threw {tile}." in en_frame and "Indicator" in en_frame
+        assert f"threw {in_english(tile)}." in en_frame and "Indicator" in en_frame
         assert "Gösterge" not in en_frame
 
         # Out of turn: each is told why in their own language.

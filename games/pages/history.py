@@ -149,12 +149,8 @@ def move_words(events: list[dict[str, Any]], names: list[str], seat: int | None)
     None the hand is over and nothing is hidden: a drawn tile is named."""
     lines: list[str] = []
     for event in events:
-        if seat is None and event.get("type") == "draw" and event.get("tile"):
-            who = messages.seat_name(names, event.get("seat"))
-            lines.append(gettext("%(who)s drew %(tile)s.") % {"who": who, "tile": event["tile"]})
-            continue
-        shown = engine.event_for(event, seat if seat is not None else -1)
-        text = messages.event_text(shown, names, seat)
+        shown = event if seat is None else engine.event_for(event, seat)
+        text = messages.event_text(shown, names, seat, all_shown=seat is None)
         if text:
             lines.append(text)
     return lines

@@ -41,25 +41,14 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
+from games.messages import tile_colour
+
 register = template.Library()
-
-
-def _colour(letter: str) -> str:
-    """A colour letter in words; "" for anything else (the fake's ``F``)."""
-    if letter == "R":
-        return pgettext("tile colour", "red")
-    if letter == "Y":
-        return pgettext("tile colour", "yellow")
-    if letter == "B":
-        return pgettext("tile colour", "blue")
-    if letter == "K":
-        return pgettext("tile colour", "black")
-    return ""
 
 
 def _label(kind: str, colour: str, number: str, as_tile: str) -> str:
     """The tile in words, for screen readers and the tooltip."""
-    as_colour, as_number = _colour(as_tile[:1]), as_tile[1:]
+    as_colour, as_number = tile_colour(as_tile[:1]), as_tile[1:]
     if kind == "fake":
         if as_tile:
             return gettext("fake okey, plays as %(colour)s %(number)s") % {
@@ -95,7 +84,7 @@ def _html(code: str, okey: str, selectable: bool, pressed: bool, css: str, langu
         kind, as_tile = "wild", ""
     else:
         kind, as_tile = "plain", ""
-    label = escape(_label(kind, _colour(c), n, as_tile))
+    label = escape(_label(kind, tile_colour(c), n, as_tile))
     classes = "tile tile-fake" if kind == "fake" else f"tile tile-{escape(c)}"
     if kind == "wild":
         classes += " tile-wild"

@@ -276,27 +276,35 @@ def test_a_private_table_s_finished_hand_needs_the_invite() -> None:
 
 
 # ----------------------------------------------------------------------------- steps and words
+COLOURS = {"R": "red", "Y": "yellow", "B": "blue", "K": "black"}
+
+
+def said(code: str) -> str:
+    """A tile as the words name it ("K4" is "black 4")."""
+    return "fake okey" if code.startswith("F") else f"{COLOURS[code[0]]} {code[1:3].rstrip(':')}"
+
+
 def expected_words(m: Move, names: list[str]) -> list[str]:
     """What the step must say about its move, from the move itself (the hand is over: every
-    tile is named)."""
+    tile is named, in words)."""
     who = names[m.seat]
     do = m.action["do"]
     if do == "draw":
         drawn = [e for e in m.events if e["type"] == "draw"]
-        return [f"{who} drew {drawn[0]['tile']}."] if drawn else []
+        return [f"{who} drew {said(drawn[0]['tile'])}."] if drawn else []
     if do == "take":
         taken = next(e for e in m.events if e["type"] == "take")
-        return [f"{who} took {names[taken['from']]}'s {taken['tile']}."]
+        return [f"{who} took {names[taken['from']]}'s {said(taken['tile'])}."]
     if do in ("discard", "finish"):
-        return [f"{who} threw {m.action['tile']}."]
+        return [f"{who} threw {said(m.action['tile'])}."]
     if do == "open":
         return [f"{who} opened with"]
     if do == "lay":
         return [f"{who} laid"]
     if do == "add":
-        return [f"{who} added {m.action['tile']} to a meld."]
+        return [f"{who} added {said(m.action['tile'])} to a meld."]
     if do == "swap":
-        return [f"{who} swapped {m.action['tile']} for an okey."]
+        return [f"{who} swapped {said(m.action['tile'])} for an okey."]
     if do == "give_back":
         return [f"{who} gave"]
     if do == "show_indicator":
