@@ -107,9 +107,9 @@ class TableAdmin(admin.ModelAdmin):
 
     form = TableForm
     inlines = [SeatInline]
-    list_display = ["name", "variant", "status", "is_private", "move_timer", "created_at"]
+    list_display = ["shown_name", "variant", "status", "is_private", "move_timer", "created_at"]
     list_filter = ["variant", "status", "is_private", "season", "created_at"]
-    search_fields = ["name", "seats__user__username", "created_by__username"]
+    search_fields = ["name", "variant__name", "seats__user__username", "created_by__username"]
 
     def get_fields(self, request: HttpRequest, obj: Table | None = None) -> list[str]:
         if obj is None:
@@ -265,7 +265,7 @@ class MatchAdmin(ReadOnlyAdmin):
     inlines = [HandInline]
     list_display = ["id", "table", "status", "totals", "winners", "started_at"]
     list_filter = ["status", "table__variant", "started_at"]
-    search_fields = ["table__name", "table__seats__user__username"]
+    search_fields = ["table__name", "table__variant__name", "table__seats__user__username"]
     fields = ["table", "status", "hands_planned", "totals", "ranking", "winners", "scoreboard"]
     readonly_fields = fields
     actions = ["end_stuck_matches"]
@@ -311,7 +311,11 @@ class HandAdmin(ReadOnlyAdmin):
     inlines = [ParticipantInline, MoveInline]
     list_display = ["id", "match", "number", "status", "ending", "kind", "hand_scores"]
     list_filter = ["status", "match__table__variant", "started_at"]
-    search_fields = ["match__table__name", "match__table__seats__user__username"]
+    search_fields = [
+        "match__table__name",
+        "match__table__variant__name",
+        "match__table__seats__user__username",
+    ]
     actions = ["verify"]
     exclude = ["state", "seed"]
     readonly_fields = [

@@ -250,6 +250,11 @@ def variant_name(name: str) -> str:
     return pgettext("variant name", name) if name else ""
 
 
+def default_table_name(variant: str) -> str:
+    """The name of a table nobody named: its variant's table (``variant``: the stored name)."""
+    return _("%(variant)s table") % {"variant": variant_name(variant)}
+
+
 def variant_description(text: str) -> str:
     """A variant's stored description in the active language, like ``variant_name``."""
     return _(text) if text else ""

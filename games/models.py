@@ -17,7 +17,7 @@ from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from games import engine
+from games import engine, messages
 
 
 def _invite_token() -> str:
@@ -55,7 +55,8 @@ class Table(models.Model):
 
     variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="tables")
     options = models.JSONField(default=dict, blank=True)
-    name = models.CharField(max_length=80)
+    # Empty: the table is called after its variant in the reader's language (shown_name).
+    name = models.CharField(max_length=80, blank=True)
     is_private = models.BooleanField(default=False)
     invite_token = models.CharField(max_length=32, unique=True, default=_invite_token)
     created_by = models.ForeignKey(
@@ -108,7 +109,13 @@ class Table(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.variant.key})"
+        return f"{self.shown_name} ({self.variant.key})"
+
+    @property
+    def shown_name(self) -> str:
+        """The table's name as players read it: its own, else its variant's table in the
+        active language ("Düz Okey masası")."""
+        return self.name or messages.default_table_name(self.variant.name)
 
     def clean(self) -> None:
         try:

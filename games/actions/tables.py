@@ -52,7 +52,7 @@ def create_table(
         table = Table.objects.create(
             variant=v,
             options=checked,
-            name=table_name(name, v),
+            name=table_name(name),
             is_private=is_private,
             created_by=created_by,
             move_timer=int(checked["timer"]),
@@ -73,15 +73,16 @@ def create_table(
     return table
 
 
-def table_name(name: str, variant: Variant) -> str:
+def table_name(name: str) -> str:
     """A table's name as it is stored, cleaned as every name is (``accounts.names``: no
-    direction overrides or invisible characters); the variant's table when nothing visible is
-    left. Every writer of a table's name comes here, so no caller can skip the cleaning."""
+    direction overrides or invisible characters); empty when nothing visible is left (the
+    table is then called after its variant in each reader's language: ``Table.shown_name``).
+    Every writer of a table's name comes here, so no caller can skip the cleaning."""
     cleaned = names.clean_name(str(name or ""))
     limit = Table._meta.get_field("name").max_length
     if limit is not None and len(cleaned) > limit:  # NFC may lengthen a name a little
         raise GameError("bad_name", f"a table's name has at most {limit} characters")
-    return cleaned or f"{variant.name} table"
+    return cleaned
 
 
 def check_table_settings(
@@ -148,7 +149,7 @@ def update_table(table: Table | int, *, by: Any, **changes: Any) -> Table:
                 "season_options", "this table's options are not the season's table options"
             )
         if "name" in changes:
-            changes["name"] = table_name(changes["name"], t.variant)
+            changes["name"] = table_name(changes["name"])
         for key, value in changes.items():
             setattr(t, key, value)
         t.save(update_fields=sorted(changes))

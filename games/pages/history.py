@@ -300,7 +300,7 @@ def hand_scenario(hand: Hand) -> dict[str, Any]:
         raise ValueError("a live hand is not exported")
     eng = rebuild(hand, recorded_moves(hand))
     table = hand.match.table
-    name = f"{table.name}: match {hand.match_id}, hand {hand.number} (hand id {hand.pk})"
+    name = f"{table.shown_name}: match {hand.match_id}, hand {hand.number} (hand id {hand.pk})"
     return scenario_of(eng, name)
 
 
@@ -374,7 +374,7 @@ def match_export(match_id: int, user: Any, invite: str | None = None) -> dict[st
     return {
         "format": "okey-match-1",
         "match": match.pk,
-        "table": {"id": table.pk, "name": table.name},
+        "table": {"id": table.pk, "name": table.shown_name},
         "variant": table.variant.key,
         "options": dict(table.options),
         "players": [_player(first.get(k), k) for k in range(table.players)],

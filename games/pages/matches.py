@@ -162,7 +162,7 @@ def history_rows(person: Any, viewer: Any, ids: list[int]) -> list[dict[str, Any
                 "variant": table.variant.key,
                 "variant_name": messages.variant_name(table.variant.name),
                 "visible": visible,
-                "table_name": table.name if visible else "",
+                "table_name": table.shown_name if visible else "",
                 "table_url": reverse("table", args=[table.pk]) if visible else "",
                 "seat": seat,
                 "total": total,
@@ -414,7 +414,7 @@ def match_context(acc: MatchAccess) -> dict[str, Any]:
         },
         "table": {
             "id": table.pk,
-            "name": table.name,
+            "name": table.shown_name,
             "url": reverse("table", args=[table.pk]) + acc.query,
             "variant": table.variant.key,
             "variant_name": messages.variant_name(table.variant.name),

@@ -79,7 +79,7 @@ def _match(
         "total": total,
         "winners": [holder_name(holders.get(w)) for w in m.winners] if finished else [],
         "visible": visible,
-        "table_name": table.name if visible else "",
+        "table_name": table.shown_name if visible else "",
         "url": reverse("table", args=[table.pk]) if visible else "",
     }
 

@@ -20,7 +20,7 @@ from django.utils.translation import gettext, ngettext
 from accounts import names
 from accounts.models import display_name
 from games import engine, policy
-from games.messages import variant_description, variant_name
+from games.messages import default_table_name, variant_description, variant_name
 from games.models import Seat, Table, Variant
 from games.reads import sql
 from games.reads.tables import bot_level_name
@@ -158,7 +158,7 @@ def _lobby_table(t: _TableRow, rows: list[_SeatRow], user: Any, words: _Words) -
     return {
         "id": t.id,
         "url": words.table_url(t.id),
-        "name": t.name,
+        "name": t.name or words.said(default_table_name, t.variant__name),
         "variant": t.variant__key,
         "variant_name": words.said(variant_name, t.variant__name),
         "status": t.status,
@@ -297,7 +297,7 @@ def live_seat(user: Any, tables: list[dict[str, Any]] | None = None) -> dict[str
     return {
         "table_id": seat.table_id,
         "url": reverse("table", args=[seat.table_id]),
-        "name": seat.table.name,
+        "name": seat.table.shown_name,
         "position": seat.position,
         "status": seat.table.status,
     }
@@ -355,7 +355,7 @@ def seat_controls(table_id: int, user: Any, invite: str | None = None) -> dict[s
         "quick": _forming(table, rows, my_seat),
         "table": {
             "id": table.pk,
-            "name": table.name,
+            "name": table.shown_name,
             "status": table.status,
             "status_display": table.get_status_display(),
             "is_open": is_open,

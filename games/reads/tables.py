@@ -311,7 +311,7 @@ def table_context(
     return {
         "table": {
             "id": table.pk,
-            "name": table.name,
+            "name": table.shown_name,
             "variant": table.variant.key,
             "variant_name": messages.variant_name(table.variant.name),
             "status": table.status,

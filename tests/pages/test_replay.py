@@ -439,7 +439,7 @@ def test_the_match_export_has_hands_players_and_totals_but_never_chat() -> None:
     assert "SECRET-CHAT-LINE" not in text and "BEFORE-MATCH-LINE" not in text
     assert "good_game" not in text and "chat" not in text.lower()
     data = json.loads(text)
-    assert data["variant"] == "okey51" and data["table"]["name"] == table.name
+    assert data["variant"] == "okey51" and data["table"]["name"] == table.shown_name
     assert [p["user"] for p in data["players"]] == [u.get_username() for u in users]
     first = data["hands"][0]
     assert first["number"] == 1 and first["seed"] == hand.seed

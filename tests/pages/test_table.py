@@ -80,7 +80,7 @@ def test_it_hides_private_tables_without_the_invite() -> None:
     assert client.get(reverse("table", args=[table.pk])).status_code == 404
     url = reverse("table", args=[table.pk]) + f"?invite={table.invite_token}"
     assert client.get(url).status_code == 200
-    assert table.name not in client.get(reverse("home")).content.decode()
+    assert table.shown_name not in client.get(reverse("home")).content.decode()
 
 
 def test_it_speaks_turkish() -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
 from games import actions, reads
 from games.catalog import ensure_variants
@@ -43,7 +44,11 @@ def test_the_new_table_form_drops_overrides_and_invisible_characters() -> None:
 
 def test_a_table_name_with_nothing_visible_gets_the_default_name() -> None:
     table = post_new_table("\u202e\u200b\u2067 ")
-    assert table.name == "Düz Okey table"
+    # Unnamed: called after its variant in the reader's language.
+    assert table.name == "" and table.shown_name == "Düz Okey table"
+    with translation.override("tr"):
+        assert Table.objects.get(pk=table.pk).shown_name == "Düz Okey masası"
+        assert reads.lobby_tables(None)[0]["name"] == "Düz Okey masası"
 
 
 def test_every_writer_of_a_table_name_cleans_it() -> None:
@@ -53,4 +58,4 @@ def test_every_writer_of_a_table_name_cleans_it() -> None:
     table = actions.update_table(table.pk, by=staff, name="\u2067Evening\u00ad game\u2069")
     assert Table.objects.get(pk=table.pk).name == "Evening game"
     table = actions.update_table(table.pk, by=staff, name="\u202e\u200b")
-    assert Table.objects.get(pk=table.pk).name == "Okey 51 table"
+    assert Table.objects.get(pk=table.pk).shown_name == "Okey 51 table"

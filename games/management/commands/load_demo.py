@@ -97,4 +97,4 @@ class Command(BaseCommand):
             )
             for position in range(1, table.players):
                 actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
-            self.stdout.write(f"created table {table.name!r}")
+            self.stdout.write(f"created table {table.shown_name!r}")
