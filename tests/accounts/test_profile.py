@@ -151,10 +151,13 @@ def test_the_history_lists_matches_with_total_winners_and_link() -> None:
     assert [r.attrs["data-match"] for r in rows] == [str(playing.pk), str(done.pk)]
     cells = [td.text() for td in rows[1].all("td")]
     assert cells[1] == "Okey 51"
-    assert cells[2] == done.table.name
+    assert cells[2] == done.table.shown_name
     assert cells[3] == "finished" and cells[4] == "120"
     assert cells[5] == "Bot (strong), Elif K"
-    assert rows[1].one("a", href=reverse("table", args=[done.table_id])).text() == done.table.name
+    assert (
+        rows[1].one("a", href=reverse("table", args=[done.table_id])).text()
+        == done.table.shown_name
+    )
     assert rows[1].one("a", data_action="match").attrs["href"] == reverse("match", args=[done.pk])
     cells = [td.text() for td in rows[0].all("td")]
     assert cells[1] == "Düz Okey" and cells[3] == "playing" and cells[4] == "" and cells[5] == ""

@@ -183,8 +183,10 @@ def children_of(pid: int) -> dict[str, int]:
                 name = f"daphne :{args[args.index('-p') + 1]}"
             elif "run_clock" in args:
                 name = "run_clock"
-            else:
+            elif "-c" in args:
                 name = args[args.index("-c") + 1]
+            else:  # a child caught between fork and exec, or another helper: not ours to name
+                continue
             found[name] = child
     return found
 
