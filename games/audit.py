@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from games import engine
@@ -88,7 +88,9 @@ def audit(hand: Hand) -> list[Finding]:
     wrong = list(replay.problems)
     if jump is not None and replay.error is None:
         wrong.append(f"move numbers jump from {jump} to {moves[jump].number}")
-    found.append(Finding("moves", not wrong, wrong, "; ".join(wrong) or f"{len(moves)} moves"))
+    n = len(moves)
+    said = ngettext("%(n)s move", "%(n)s moves", n) % {"n": n}
+    found.append(Finding("moves", not wrong, wrong, "; ".join(wrong) or said))
     found.append(version)
     # The snapshot and the result are compared only when the whole log replays.
     replayed = not wrong
@@ -106,7 +108,11 @@ def audit(hand: Hand) -> list[Finding]:
             problem = "the stored result differs from the replay"
         else:
             problem = ""
-        detail = f"hand scores {r['hand_scores']}" if r["over"] else "not over"
+        if r["over"]:
+            scores = ", ".join(str(s) for s in r["hand_scores"])
+            detail = gettext("scores of the hand: %(scores)s") % {"scores": scores}
+        else:
+            detail = gettext("the hand has not ended")
     else:
         problem = "the replay has ended but the hand is not stored as over" if r["over"] else ""
         detail = gettext("the hand has not ended")

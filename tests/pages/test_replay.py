@@ -536,3 +536,15 @@ def test_the_rules_pages_explain_how_to_check_a_deal() -> None:
     page = client_for().get(reverse("rules", args=["okey51"])).content.decode()
     assert 'id="fair-deal"' in page
     assert "SHA-256" in page.split('id="fair-deal"')[1]
+
+
+def test_the_deal_check_speaks_the_readers_language() -> None:
+    """Its details were English in a Turkish page ("122 moves", "hand scores [0, 0, 0, 0]")."""
+    _table, _users, hand = finished_hand("classic", 73)
+    client = client_for()
+    client.cookies["django_language"] = "tr"
+    page = client.get(reverse("hand_verify", args=[hand.pk])).content.decode()
+    details = re.findall(r'<span class="verify-detail">(.*?)</span>', page, re.S)
+    assert any(re.fullmatch(r"\d+ hamle", d.strip()) for d in details), details
+    assert any(d.strip().startswith("elin puanları: ") for d in details), details
+    assert not any("moves" in d or "hand scores" in d or "[" in d for d in details), details
