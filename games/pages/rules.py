@@ -54,7 +54,7 @@ LABELS = {
 HELP = {
     "scoring": _(
         "countdown: everyone starts at the starting score and loses points when another player "
-        "finishes; plus_minus: the winner gets +1 and everyone else −1 each hand."
+        "finishes; plus/minus: the winner gets +1 and everyone else −1 each hand."
     ),
     "start_score": _("Countdown scoring: the score every player starts the game with."),
     "hands": _("How many hands the game lasts; the totals add up over the hands."),
@@ -87,6 +87,11 @@ VARIANT_HELP = {
 }
 
 ON, OFF = pgettext_lazy("option value", "on"), pgettext_lazy("option value", "off")
+# Options whose values are words: each value as players read it.
+VALUE_WORDS = {
+    ("scoring", "countdown"): pgettext_lazy("option value", "countdown"),
+    ("scoring", "plus_minus"): pgettext_lazy("option value", "plus/minus"),
+}
 
 
 def _value(key: str, value: Any) -> str:
@@ -94,7 +99,7 @@ def _value(key: str, value: Any) -> str:
         return str(ON if value else OFF)
     if key == "timer":
         return str(OFF) if value == 0 else str(_("%(n)s s") % {"n": value})
-    return str(value)
+    return str(VALUE_WORDS.get((key, value), value))
 
 
 def _allowed(key: str, choice: Choice) -> str:

@@ -78,7 +78,8 @@ def test_each_variant_page_lists_its_options_with_defaults(variant: str) -> None
     rows = re.findall(r'<tr data-option="([a-z_0-9]+)">', text)
     assert rows == list(OPTIONS[variant])
     for key in OPTIONS[variant]:
-        assert f"<code>{key}</code>" in option_row(text, key)
+        # A player reads the option's name, not its key ("Scoring", not "scoring").
+        assert f"<code>{key}</code>" not in option_row(text, key)
 
 
 def test_option_values_and_defaults_come_from_the_engine() -> None:
@@ -86,7 +87,7 @@ def test_option_values_and_defaults_come_from_the_engine() -> None:
     cells = re.findall(r"<td>(.*?)</td>", option_row(classic, "start_score"))
     assert cells == ["1–1000", "20"]
     assert re.findall(r"<td>(.*?)</td>", option_row(classic, "scoring")) == [
-        "countdown, plus_minus",
+        "countdown, plus/minus",
         "countdown",
     ]
     assert re.findall(r"<td>(.*?)</td>", option_row(classic, "timer")) == [
@@ -127,3 +128,14 @@ def test_the_index_links_the_four_variants() -> None:
         assert f'href="/rules/{variant}/"' in text
     for name in ("Classic Okey", "Düz Okey", "Okey 51", "Göbek 17"):
         assert name in text
+
+
+def test_option_values_are_words_in_the_readers_language() -> None:
+    client = Client()
+    client.cookies["django_language"] = "tr"
+    turkish = html.unescape(client.get(reverse("rules", args=["classic"])).content.decode())
+    assert re.findall(r"<td>(.*?)</td>", option_row(turkish, "scoring")) == [
+        "geri sayım, artı/eksi",
+        "geri sayım",
+    ]
+    assert "plus_minus" not in turkish and "countdown" not in turkish
