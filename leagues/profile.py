@@ -9,15 +9,17 @@ from django.urls import reverse
 
 from games.messages import variant_name
 from leagues.models import Rating, RatingChange
+from leagues.ratings import provisional, shown
 
 # The rating history chart on the profile (server-drawn SVG, no script): one line per variant.
 CHART_W, CHART_H, PAD = 480, 160, 28
 
 
 def rating_history(person: Any) -> list[dict[str, Any]]:
-    """Per variant the player is rated in (``leagues.Rating``): the rating now (ordinal,
-    mu, sigma, matches), its leaderboard link, and a chart of the ordinal after each rated
-    match (``leagues.RatingChange``), oldest first. Two queries."""
+    """Per variant the player is rated in (``leagues.Rating``): the rating now as players
+    read it (``leagues.ratings.shown``, provisional or not) and its matches, its leaderboard
+    link, and a chart of the rating after each rated match (``leagues.RatingChange``), oldest
+    first. Two queries."""
     ratings = list(
         Rating.objects.filter(user=person).select_related("variant").order_by("variant_id")
     )
@@ -34,14 +36,14 @@ def rating_history(person: Any) -> list[dict[str, Any]]:
         changes.setdefault(variant_id, []).append(after)
     rows = []
     for r in ratings:
-        series = [first[r.variant_id], *changes[r.variant_id]] if r.variant_id in first else []
+        ordinals = [first[r.variant_id], *changes[r.variant_id]] if r.variant_id in first else []
+        series: list[float] = [shown(o) for o in ordinals]
         rows.append(
             {
                 "variant": r.variant.key,
                 "variant_name": variant_name(r.variant.name),
-                "ordinal": round(r.ordinal, 2),
-                "mu": round(r.mu, 2),
-                "sigma": round(r.sigma, 2),
+                "rating": shown(r.ordinal),
+                "provisional": provisional(r.matches),
                 "matches": r.matches,
                 "url": reverse("leaderboard", args=[r.variant.key]),
                 "chart": _line_chart(series) if len(series) > 1 else None,

@@ -42,6 +42,24 @@ def initial() -> tuple[float, float]:
     return float(MODEL.mu), float(MODEL.sigma)
 
 
+# The rating players read, on the familiar chess-like scale: 1500 for a new player (ordinal
+# 0), 20 points per unit of the ordinal. A function of the ordinal alone, so it orders players
+# exactly as the leaderboards and standings do. Provisional until PROVISIONAL_MATCHES rated
+# matches: until then it moves a lot, and the pages say so.
+SHOWN_BASE = 1500
+SHOWN_PER_ORDINAL = 20
+PROVISIONAL_MATCHES = 10
+
+
+def shown(ordinal: float) -> int:
+    """The rating as players read it (1500 for a new player)."""
+    return round(SHOWN_BASE + SHOWN_PER_ORDINAL * ordinal)
+
+
+def provisional(matches: int) -> bool:
+    return matches < PROVISIONAL_MATCHES
+
+
 # The fewest people (players who left included) a match needs to be rated.
 MIN_PEOPLE = 2
 

@@ -16,6 +16,7 @@ from accounts.models import display_name
 from games import engine
 from games.messages import variant_name
 from games.models import Variant
+from leagues import ratings
 from leagues.models import League, Rating, Season, SeasonMember, Standing
 
 LEADERBOARD_SIZE = 50
@@ -107,7 +108,7 @@ def season_standings(request: HttpRequest, league_id: int, season_id: int) -> Ht
                 "won": r.won,
                 "drawn": r.drawn,
                 "points": r.points,
-                "rating": r.rating,
+                "rating": ratings.shown(r.rating) if r.rating is not None else None,
                 "form": list(r.form),
             }
             for r in rows
@@ -143,9 +144,8 @@ def leaderboard(request: HttpRequest, variant: str) -> HttpResponse:
             "rank": n,
             "name": display_name(r.user),
             "username": r.user.get_username(),
-            "ordinal": r.ordinal,
-            "mu": r.mu,
-            "sigma": r.sigma,
+            "rating": ratings.shown(r.ordinal),
+            "provisional": ratings.provisional(r.matches),
             "matches": r.matches,
         }
         for n, r in enumerate(top, start=1)

@@ -124,15 +124,19 @@ def test_the_profile_page_draws_the_rating_history() -> None:
     assert rate_match(first)
     page = Client().get(reverse("profile", args=[users[0].get_username()])).content.decode()
     rating = Rating.objects.get(user=users[0], variant__key="duz")
-    assert f'data-rating="{round(rating.ordinal, 2)}"' in page
+    # On the familiar scale: 1500 for a new player, 20 points per unit of the ordinal;
+    # provisional after one rated match.
+    assert f'data-rating="{round(1500 + 20 * rating.ordinal)}"' in page
+    assert "data-provisional" in page and "μ" not in page
     assert reverse("leaderboard", args=["duz"]) in page
     # One rated match: the chart starts at the rating before it and ends at the one after.
     (change,) = RatingChange.objects.filter(user=users[0])
     drawn = page.split('data-values="')[1].split('"')[0].split()
-    assert [float(v) for v in drawn] == [
-        round(change.ordinal_before, 2),
-        round(change.ordinal, 2),
+    assert [int(v) for v in drawn] == [
+        round(1500 + 20 * change.ordinal_before),
+        round(1500 + 20 * change.ordinal),
     ]
+    assert drawn[0] == "1500"  # a new player's rating
     assert (
         "data-ratings"
         not in Client()
