@@ -1,6 +1,6 @@
-"""``{% tile %}``: one tile's HTML, built in Python (a page draws dozens of tiles: drawn by the
-template language, with colour ``if``s and a ``blocktranslate`` per tile, they take half of the
-table page's render time). Every tile the site draws is built here, by ``_html``.
+"""``{% tile %}``: one tile's HTML. Every tile the site draws comes from one Jinja2 partial,
+``templates/jinja2/games/tile.jinja``, through ``_html`` here, which renders it once per tile,
+okey, state and language and keeps it (a page draws dozens of tiles, a socket frame as many).
 
     {% load tiles %}
     {% tile code okey %}                          {# a board tile #}
@@ -25,9 +25,7 @@ as given ("F" for a fake, the wild okey its own code, a meld token with its suff
 ``tile-R`` / ``tile-Y`` / ``tile-B`` / ``tile-K`` (colour; none for a fake), ``tile-fake``,
 ``tile-wild``, ``tile-has-as`` (shows a "= X" hint). The aria-label and the title say the tile
 in words ("red 5", "fake okey", "okey (black 7)"), in translatable strings. Styles:
-``static/css/site.css``, "Tiles". ``tests/pages/test_tiles.py`` checks this contract. A tile's
-HTML depends only on its arguments and the active language, so it is built once per process
-and kept (``_html``)."""
+``static/css/site.css``, "Tiles". ``tests/pages/test_tiles.py`` checks this contract."""
 
 from __future__ import annotations
 
@@ -41,6 +39,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, gettext, pgettext
 
+from games.jinja import render
 from games.messages import tile_colour
 
 register = template.Library()
@@ -84,35 +83,19 @@ def _html(code: str, okey: str, selectable: bool, pressed: bool, css: str, langu
         kind, as_tile = "wild", ""
     else:
         kind, as_tile = "plain", ""
-    label = escape(_label(kind, tile_colour(c), n, as_tile))
-    classes = "tile tile-fake" if kind == "fake" else f"tile tile-{escape(c)}"
-    if kind == "wild":
-        classes += " tile-wild"
-    if as_tile:
-        classes += " tile-has-as"
-    if css:
-        classes += f" {escape(css)}"
-    if selectable:
-        role = f'role="button" tabindex="0" aria-pressed="{"true" if pressed else "false"}"'
-    else:
-        role = 'role="img"'
-    parts = [
-        f'<span class="{classes}" data-tile="{escape(code)}" {role} aria-label="{label}"'
-        f' title="{label}">'
-    ]
-    if kind == "wild":
-        mark = escape(pgettext("mark on the wild tile", "okey"))
-        parts.append(f'<span class="tile-okey" aria-hidden="true">{mark}</span>')
-    if kind != "fake":
-        parts.append(f'<span class="tile-num" aria-hidden="true">{escape(n)}</span>')
-    parts.append('<span class="tile-mark" aria-hidden="true"></span>')
-    if as_tile:
-        parts.append(
-            f'<span class="tile-as tile-as-{escape(as_tile[:1])}" aria-hidden="true">'
-            f'={escape(as_tile[1:])}<span class="tile-mark"></span></span>'
-        )
-    parts.append("</span>")
-    return "".join(parts)
+    return render(
+        "games/tile.jinja",
+        code=code,
+        kind=kind,
+        colour=c,
+        number=n,
+        as_tile=as_tile,
+        label=_label(kind, tile_colour(c), n, as_tile),
+        okey_mark=pgettext("mark on the wild tile", "okey"),
+        selectable=selectable,
+        pressed=pressed,
+        css=css,
+    )
 
 
 @receiver(setting_changed, dispatch_uid="games.tiles.forget")
@@ -161,16 +144,6 @@ def rack_slots(row: Any, okey: Any = "", feedable: Any = ()) -> SafeString:
     """``{% rack_slots row okey feedable %}``: a rack row, one ``<div class="slot">`` per
     place, holding its tile (selectable; with the class ``feedable`` when its code is in
     ``feedable``) or nothing (a gap)."""
-    language = get_language()
+    row = [str(code) if code else "" for code in row or ()]
     okey = str(okey) if okey else ""
-    marked = set(feedable or ())
-    parts = []
-    for code in row or ():
-        if code:
-            css = "feedable" if code in marked else ""
-            parts.append(
-                f'<div class="slot">{_html(str(code), okey, True, False, css, language)}</div>'
-            )
-        else:
-            parts.append('<div class="slot"></div>')
-    return mark_safe("".join(parts))  # noqa: S308 - built from escaped parts
+    return render("games/rack_slots.jinja", row=row, okey=okey, marked=set(feedable or ()))

@@ -1,6 +1,6 @@
 """The ``{% tile %}`` tag (games/templatetags/tiles.py), which draws every tile of the site: its
 data-tile contract, colour classes, words for screen readers, the fake and wild okeys drawn
-apart from ordinary tiles, and the same markup for a tile whichever tag draws it."""
+apart from ordinary tiles, in a row and in the rack's slots."""
 
 from __future__ import annotations
 
@@ -160,28 +160,18 @@ STATES = [
 ]
 
 
-def test_a_tile_is_the_same_markup_whichever_tag_draws_it() -> None:
-    """``{% tile %}`` in a template, ``tile_html`` (the board's seats), ``{% tiles %}`` (melds,
-    discards, revealed racks, the replay) and ``{% rack_slots %}`` (the rack) each draw a tile
-    in every state it can be in with the same HTML."""
-    drawn = engines["django"].from_string(
-        "{% load tiles %}{% for s in states %}"
-        "{% tile s.code s.okey selectable=s.selectable pressed=s.pressed css=s.css %}\n"
-        "{% endfor %}"
-    )
-    from_template = drawn.render({"states": STATES}).split("\n")[:-1]
-    assert len(from_template) == len(STATES)
-    for html, s in zip(from_template, STATES, strict=True):
-        assert html == tags.tile_html(
-            s["code"], s["okey"], selectable=s["selectable"], pressed=s["pressed"], css=s["css"]
-        ), s
+def test_every_state_of_every_tile_is_one_element_carrying_its_notation() -> None:
+    """The partial (templates/jinja2/games/tile.jinja) draws each state as one balanced
+    ``<span>`` whose data-tile is the notation given, a toggle button exactly when selectable."""
+    for s in STATES:
+        html = tile(**s)
         assert attr(html, "data-tile") == s["code"], s
-        if not s["selectable"]:
-            assert tags.tiles([s["code"]], s["okey"], css=s["css"]) == html, s
-        elif not s["pressed"] and s["css"] in ("", "feedable"):
-            feedable = [s["code"]] if s["css"] else []
-            slot = tags.rack_slots([s["code"]], s["okey"], feedable)
-            assert slot == f'<div class="slot">{html}</div>', s
+        assert html.count("<span") == html.count("</span>") and html.endswith("</span>"), s
+        assert not re.search(r">\s+<", html), s
+        assert (attr(html, "role") == "button") == s["selectable"], s
+        if s["selectable"]:
+            assert attr(html, "aria-pressed") == ("true" if s["pressed"] else "false"), s
+        assert set(s["css"].split()) <= classes(html), s
 
 
 def test_a_row_of_tiles_keeps_its_order_and_escapes_what_goes_between() -> None:

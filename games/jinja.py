@@ -1,0 +1,42 @@
+"""The Jinja2 side of the templates: the hot partials a socket renders for every viewer after
+every move (a tile, the table's seats, discard spots and melds, a lobby row) live as Jinja2
+templates under ``templates/jinja2/`` and are rendered through Django's ``Jinja2`` backend
+(``settings.TEMPLATES``). Every other page is a Django template.
+
+Why two languages: the seats' loop drawn by Django's template language takes about 2.5 times
+as long as the same markup in Jinja2 (docs/PERFORMANCE.md, "Markup"), and a table socket renders
+it for each viewer on each move. The words in these partials are looked up in Python and passed
+in (``makemessages`` reads Django templates and Python, not Jinja2's ``{% trans %}``), so the
+catalogue stays complete; the partials hold the markup, the Python around them the words.
+
+The environment escapes everything (``autoescape``), refuses undefined names
+(``StrictUndefined``: a misspelt key fails loudly instead of drawing nothing), and offers
+``tile`` and ``tiles`` (games/templatetags/tiles.py) to every partial.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.template import engines
+from django.utils.safestring import SafeString, mark_safe
+from jinja2 import Environment, StrictUndefined
+
+
+def environment(**options: Any) -> Environment:
+    """The environment Django's ``Jinja2`` backend builds (``OPTIONS["environment"]``)."""
+    from games.templatetags.tiles import tile_html, tiles
+
+    options["undefined"] = StrictUndefined
+    options.setdefault("trim_blocks", True)
+    options.setdefault("lstrip_blocks", True)
+    env = Environment(**options)
+    env.globals.update(tile=tile_html, tiles=tiles)
+    return env
+
+
+def render(name: str, **context: Any) -> SafeString:
+    """The partial ``name`` (under ``templates/jinja2/``) rendered with ``context``, as safe
+    HTML for a Django template (the partial escapes every value it is given)."""
+    template = engines["jinja2"].env.get_template(name)  # type: ignore[attr-defined]
+    return mark_safe(template.render(context))  # noqa: S308 - autoescaped by Jinja2
