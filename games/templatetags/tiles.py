@@ -103,6 +103,7 @@ def _forget(*, setting: str, **kwargs: Any) -> None:
     """Other catalogues (tests compile theirs into another ``LOCALE_PATHS``): build again."""
     if setting in ("LOCALE_PATHS", "LANGUAGES", "LANGUAGE_CODE", "INSTALLED_APPS"):
         _html.cache_clear()
+        _slot.cache_clear()
 
 
 def tile_html(
@@ -144,6 +145,21 @@ def rack_slots(row: Any, okey: Any = "", feedable: Any = ()) -> SafeString:
     """``{% rack_slots row okey feedable %}``: a rack row, one ``<div class="slot">`` per
     place, holding its tile (selectable; with the class ``feedable`` when its code is in
     ``feedable``) or nothing (a gap)."""
-    row = [str(code) if code else "" for code in row or ()]
+    language = get_language()
     okey = str(okey) if okey else ""
-    return render("games/rack_slots.jinja", row=row, okey=okey, marked=set(feedable or ()))
+    marked = set(feedable or ())
+    slots = (
+        _slot(str(code), okey, "feedable" if code in marked else "", language)
+        if code
+        else _slot("", "", "", language)
+        for code in row or ()
+    )
+    return mark_safe("".join(slots))  # noqa: S308 - slots drawn by the partial
+
+
+@lru_cache(maxsize=4096)
+def _slot(code: str, okey: str, css: str, language: Any) -> str:
+    """A rack slot holding a tile (or nothing when ``code`` is empty), drawn once and kept: a
+    rack row joins sixteen of them, so each is drawn by the partial once per process."""
+    drawn = _html(code, okey, True, False, css, language) if code else ""
+    return render("games/rack_slot.jinja", tile=drawn)
