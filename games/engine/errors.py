@@ -28,8 +28,9 @@ MOVE_ERRORS: dict[str, str] = {
     "already_opened": "the seat has already opened; use lay",
     "below_opening_bar": "the melds do not reach the opening bar",
     "too_few_pairs": "not enough pairs to open with pairs",
-    "pairs_only": "a seat that opened with pairs may only lay pairs",
-    "melds_only": "a seat that opened with melds may not lay pairs",
+    "pairs_only": "a seat that opened with pairs may only lay pairs (no runs or sets)",
+    "melds_only": "a seat that opened with melds may not lay pairs (okey101: until a seat opens "
+    "with pairs)",
     "invalid_meld": "a meld is not a valid run or set (see detail)",
     "invalid_pair": "two tiles that are not a pair",
     "no_such_meld": "no meld with that id on the table",
@@ -39,6 +40,8 @@ MOVE_ERRORS: dict[str, str] = {
     "indicator_too_late": "the indicator can be shown only before the seat's first action",
     "indicator_already_shown": "the indicator has already been shown this hand",
     "bad_target": "pairs can be laid onto another seat's row only if it opened with pairs",
+    "add_limit": "no more tiles this turn on that end of that meld (the table's add_limit)",
+    "must_finish": "after an opening below the bar the seat's next move is its finishing discard",
 }
 
 MELD_ERRORS: dict[str, str] = {

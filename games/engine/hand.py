@@ -28,9 +28,7 @@ from .replay import Recorded, replay_moves
 from .solver import (
     all_numbers,
     finish_kind,
-    fits_table,
     one_colour,
-    swaps_table,
 )
 from .tiles import (
     FAKE,
@@ -39,21 +37,11 @@ from .tiles import (
     commitment,
     deal,
     format_tile,
-    number_of,
     okey_of,
     parse_tile,
     parse_token,
 )
-from .variants import (
-    CLASSIC,
-    DUZ,
-    GOBEK17,
-    OKEY51,
-    OPEN_VARIANTS,
-    check_table,
-    has_indicator_show,
-    team_of,
-)
+from .variants import Rules, check_table, rules_for, team_of
 
 ACTIONS = (
     "draw",
@@ -170,7 +158,7 @@ class Hand:
 
     def __init__(self) -> None:
         # Set by new(); listed here so the shape of the state is in one place.
-        self.variant = CLASSIC
+        self.variant = "classic"
         self.options: dict[str, Any] = {}
         self.players = 4
         self.starter = 0
@@ -193,6 +181,11 @@ class Hand:
         self.drew_last_tile = False
         self.taken: dict[str, Any] | None = None
         self.must_draw = False
+        # The seat whose opening below the bar (``from_hand_option``) must be followed at once by
+        # its finishing discard.
+        self.must_finish: int | None = None
+        # Tiles added this turn per meld end ("<meld id>:<end>"), for ``add_limit``.
+        self.added: dict[str, int] = {}
         self.acted: list[bool] = []
         self.indicator_shown = False
         self.opened: list[str | None] = []
@@ -300,7 +293,7 @@ class Hand:
         ``players``), keeping the seed: dealing again from it gives the same hand."""
         return cls.from_deal(
             variant,
-            deal(seed, players),
+            deal(seed, players, rules_for(variant).rack_sizes),
             options,
             starter=starter,
             scores=scores,
@@ -314,12 +307,17 @@ class Hand:
         return bool(self.result["over"])
 
     @property
+    def rules(self) -> Rules:
+        """The variant's rules (games/engine/variants/): the hand asks them, never the name."""
+        return rules_for(self.variant)
+
+    @property
     def open_variant(self) -> bool:
-        return self.variant in OPEN_VARIANTS
+        return self.rules.open_table
 
     @property
     def wrap(self) -> bool:
-        return bool(self.options.get("wrap_13_1", True))
+        return self.rules.wrap(self.options)
 
     def partners(self, a: int, b: int) -> bool:
         """Seats on one side: the same seat, or partners across the table in 2v2."""
@@ -333,14 +331,11 @@ class Hand:
 
     def opening_bar(self) -> int:
         """The total a melds opening needs now."""
-        if self.variant == GOBEK17 or self.options.get("doubling"):
-            return max(51, self.best_melds_opening + 1) if self.best_melds_opening else 51
-        return 51
+        return self.rules.opening_bar(self)
 
     def pairs_needed(self) -> int:
-        if self.variant == GOBEK17:
-            return max(4, self.best_pairs_opening + 1)
-        return 5
+        """How many pairs a pairs opening needs now."""
+        return self.rules.pairs_needed(self)
 
     def is_wild(self, t: int) -> bool:
         return t == self.okey
@@ -370,6 +365,8 @@ class Hand:
                 raise MoveError("bad_move", f"unknown action {action!r}")
             if self.over:
                 raise MoveError("hand_over", "the hand has ended")
+            if seat == self.must_finish and action != "discard":
+                raise MoveError("must_finish", "an opening below the bar is followed by the finish")
             before = self._checkpoint()
             try:
                 events = getattr(self, "_" + str(action))(seat, move)
@@ -442,6 +439,7 @@ class Hand:
         self.taken = None
         self.must_draw = False
         self.drew_last_tile = False
+        self.added = {}
         self.pile_empty_at_start = not self.pile
 
     # --- draw, take, give back
@@ -481,12 +479,18 @@ class Hand:
             {"type": "take", "seat": seat, "tile": format_tile(t), "from": thrower}
         ]
         penalty_at = None
-        if self.open_variant and not self.partners(seat, thrower):
-            points = self.value(t) * 10
+        points = self.rules.take_penalty(self, t) if self.open_variant else 0
+        if points and not self.partners(seat, thrower):
             penalty_at = len(self.penalties)
             events.append(self._penalty(thrower, points, "taken", tile=format_tile(t)))
         if self.open_variant:
-            self.taken = {"tile": t, "from": thrower, "penalty": penalty_at, "used": False}
+            self.taken = {
+                "tile": t,
+                "from": thrower,
+                "penalty": penalty_at,
+                "used": False,
+                "opened": self.opened[seat] is not None,
+            }
         return events
 
     def _give_back(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
@@ -505,12 +509,13 @@ class Hand:
         events: list[Event] = [
             {"type": "give_back", "seat": seat, "tile": format_tile(t), "to": thrower}
         ]
-        if self.variant == OKEY51 and self.taken["penalty"] is not None:
+        if self.rules.give_back_cancels_take and self.taken["penalty"] is not None:
             # As if the take never happened: its x10 is cancelled.
             del self.penalties[self.taken["penalty"]]
             events.append({"type": "penalty_cancelled", "seat": thrower, "reason": "taken"})
-        if self.variant == GOBEK17 and self.options["give_back_penalty"]:
-            events.append(self._penalty(seat, int(self.options["give_back_penalty"]), "give_back"))
+        cost = self.rules.give_back_penalty(self)
+        if cost:
+            events.append(self._penalty(seat, cost, "give_back"))
         self.taken = None
         self.has_tile = False
         self.must_draw = True
@@ -530,6 +535,8 @@ class Hand:
                 f"the taken {format_tile(self.taken['tile'])} must go on the table or back",
             )
         finishing = self.open_variant and len(self.racks[seat]) == 1
+        if finishing and self.rules.finish_needs_opening and not self.opened[seat]:
+            raise MoveError("not_opened", "open before you finish")
         events: list[Event] = []
         if self.open_variant and not finishing:
             events += self._discard_penalties(seat, t)
@@ -539,7 +546,7 @@ class Hand:
         events.insert(0, {"type": "discard", "seat": seat, "tile": format_tile(t)})
         if finishing:
             return events + self._end_finish(seat, t, self._open_kind(seat, t))
-        if self.pile_empty_at_start:
+        if self.pile_empty_at_start or (self.rules.dry_wall_at_turn_start and not self.pile):
             return events + self._end_dry_wall(seat)
         self.last_discard = seat
         self._next_turn()
@@ -547,23 +554,11 @@ class Hand:
         return events
 
     def _discard_penalties(self, seat: int, t: int) -> list[Event]:
-        melds = [m for m in self.table if m.kind != PAIR]
-        if self.variant == OKEY51:
-            if self.is_wild(t):
-                if melds:
-                    return [self._penalty(seat, 100, "okey_discard")]
-                return []
-            ident = self.okey if t == FAKE else t
-            if fits_table(ident, melds, self.wrap) or swaps_table(ident, melds):
-                return [self._penalty(seat, 100, "punished_discard", tile=format_tile(t))]
-            return []
-        # gobek17
-        if self.is_wild(t):
-            return [self._penalty(seat, 500, "okey_discard")]
-        ident = self.okey if t == FAKE else t
-        if fits_table(ident, melds, self.wrap):
-            return [self._penalty(seat, 500, "workable_discard", tile=format_tile(t))]
-        return []
+        events = []
+        for points, reason, names_tile in self.rules.discard_penalties(self, seat, t):
+            extra = {"tile": format_tile(t)} if names_tile else {}
+            events.append(self._penalty(seat, points, reason, **extra))
+        return events
 
     def _finish(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
         if self.open_variant:
@@ -578,7 +573,7 @@ class Hand:
             raise MoveError("wrong_tile_count", f"a finish needs 15 tiles, not {len(rack)}")
         rest = list(rack)
         rest.remove(t)
-        pairs_allowed = self.variant == CLASSIC
+        pairs_allowed = self.rules.special_finishes
         groups = move.get("groups")
         if groups is not None:
             kind = self._declared_kind(rest, groups, pairs_allowed)
@@ -694,10 +689,13 @@ class Hand:
             tiles = [t for m in melds for t in m.tiles]
             self._check_in_rack(seat, tiles)
             self._keep_one(seat, len(tiles))
+            self._need_taken_in_opening(tiles)
             total = sum(m.value(self.okey) for m in melds)
             bar = self.opening_bar()
             if total < bar:
-                raise MoveError("below_opening_bar", f"melds total {total}; {bar} needed")
+                if not self._from_hand_below_bar(seat, tiles):
+                    raise MoveError("below_opening_bar", f"melds total {total}; {bar} needed")
+                self.must_finish = seat
             ids = self._put_on_table(seat, seat, melds)
             self.opened[seat] = "melds"
             self.best_melds_opening = max(self.best_melds_opening, total)
@@ -710,12 +708,13 @@ class Hand:
             tiles = [t for m in melds for t in m.tiles]
             self._check_in_rack(seat, tiles)
             self._keep_one(seat, len(tiles))
+            self._need_taken_in_opening(tiles)
             ids = self._put_on_table(seat, seat, melds)
             self.opened[seat] = "pairs"
             self.best_pairs_opening = max(self.best_pairs_opening, len(melds))
             kind, extra = "pairs", {"pairs": len(melds)}
         self.opened_turn[seat] = self.turn_index
-        return [
+        events: list[Event] = [
             {
                 "type": "open",
                 "seat": seat,
@@ -724,6 +723,27 @@ class Hand:
                 **extra,
             }
         ]
+        if self.rules.void_on_fourth_pairs and self.opened.count("pairs") == 4:
+            return events + self._end_void()
+        return events
+
+    def _need_taken_in_opening(self, tiles: Sequence[int]) -> None:
+        """Where the rules say so, a seat that took the discard before opening opens with it."""
+        taken = self.taken
+        if not self.rules.take_into_opening or not taken or taken["used"]:
+            return
+        if not taken.get("opened") and taken["tile"] not in tiles:
+            raise MoveError(
+                "taken_tile_not_used",
+                f"the taken {format_tile(taken['tile'])} must be in the opening",
+            )
+
+    def _from_hand_below_bar(self, seat: int, tiles: Sequence[int]) -> bool:
+        """Whether an opening below the bar is accepted because it leaves one tile to throw."""
+        option = self.rules.from_hand_option
+        return bool(option and self.options.get(option)) and (
+            len(self.racks[seat]) - len(tiles) == 1
+        )
 
     def _lay(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
         self._need_table_turn(seat)
@@ -738,7 +758,9 @@ class Hand:
             melds = self._read_melds(move["melds"])
             owner = seat
         else:
-            if self.opened[seat] == "melds":
+            if self.opened[seat] == "melds" and not (
+                self.rules.melds_players_lay_pairs and "pairs" in self.opened
+            ):
                 raise MoveError("melds_only", "a seat that opened with melds cannot lay pairs")
             melds = self._read_pairs(move["pairs"])
             owner = move.get("onto", seat)
@@ -749,7 +771,7 @@ class Hand:
             if not 0 <= owner < self.players:
                 raise MoveError("bad_seat", f"no seat {owner}")
             if owner != seat:
-                if self.variant != GOBEK17:
+                if not self.rules.pairs_onto_rows:
                     raise MoveError("not_in_variant", "pairs go onto other rows in gobek17 only")
                 if self.opened[owner] != "pairs":
                     raise MoveError("bad_target", f"seat {owner} has no pairs row")
@@ -766,15 +788,16 @@ class Hand:
             }
         )
         if owner != seat and not self.partners(seat, owner):
-            points = 2 * sum(m.tile_value(0, self.okey) + m.tile_value(1, self.okey) for m in melds)
-            events.append(self._penalty(owner, points, "pair_added", by=seat))
+            points = self.rules.pairs_onto_penalty(self, melds)
+            if points:
+                events.append(self._penalty(owner, points, "pair_added", by=seat))
         return events
 
     def _add(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
         self._need_table_turn(seat)
         if not self.opened[seat]:
             raise MoveError("not_opened", "open first")
-        if self.opened[seat] == "pairs":
+        if self.opened[seat] == "pairs" and not self.rules.pairs_players_add:
             raise MoveError("pairs_only", "a seat that opened with pairs cannot add tiles")
         m = self.meld(move.get("meld"))
         raw = move.get("tile")
@@ -810,30 +833,35 @@ class Hand:
         elif end is None:
             end = ("high" if "high" in ends else ends[0]) if fit is None else ends[0]
         self._keep_one(seat, 1)
+        at = f"{m.id}:{end}"
+        limit = int(self.options.get(self.rules.add_limit_option) or 0)
+        if limit and self.added.get(at, 0) >= limit:
+            raise MoveError("add_limit", f"at most {limit} tiles a turn on one end of a meld")
         self.racks[seat].remove(t)
         index = m.add(t, wild, fit if m.kind == SET else ident, str(end))
+        self.added[at] = self.added.get(at, 0) + 1
         self._mark_taken_used(seat, [t])
         events: list[Event] = [
             {"type": "add", "seat": seat, "meld": m.id, "tile": format_tile(t), "end": end}
         ]
-        if not self.partners(seat, m.owner):
-            points = m.tile_value(index, self.okey) * 10
+        points = self.rules.feed_penalty(self, m, index)
+        if points and not self.partners(seat, m.owner):
             events.append(self._penalty(m.owner, points, "fed", by=seat, tile=format_tile(t)))
         return events
 
     def _swap(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
-        if self.variant != OKEY51:
-            raise MoveError("not_in_variant", "the okey swap exists in okey51 only")
+        if not self.rules.swap:
+            raise MoveError("not_in_variant", "the okey swap exists in okey51 and okey101 only")
         self._need_table_turn(seat)
         if not self.opened[seat]:
             raise MoveError("not_opened", "open first")
-        if self.opened[seat] == "pairs":
+        if self.opened[seat] == "pairs" and not self.rules.pairs_players_add:
             raise MoveError("pairs_only", "a seat that opened with pairs cannot swap")
         m = self.meld(move.get("meld"))
         t = self._tile(move)
         if t not in self.racks[seat]:
             raise MoveError("tile_not_in_rack", f"{format_tile(t)} is not in the rack")
-        if self.is_wild(t) or m.kind == PAIR:
+        if self.is_wild(t) or (m.kind == PAIR and not self.rules.swap_in_pairs):
             raise MoveError("swap_mismatch", "give the real tile a wild okey stands for")
         ident = self.okey if t == FAKE else t
         index = m.swap_index(ident)
@@ -844,14 +872,14 @@ class Hand:
         self.racks[seat].append(okey_tile)
         self._mark_taken_used(seat, [t])
         events: list[Event] = [{"type": "swap", "seat": seat, "meld": m.id, "tile": format_tile(t)}]
-        if not self.partners(seat, m.owner):
-            points = 100 + number_of(ident) * 10
+        points = self.rules.swap_penalty(self, ident)
+        if points and not self.partners(seat, m.owner):
             events.append(self._penalty(m.owner, points, "swap", by=seat, tile=format_tile(t)))
         return events
 
     # --- classic: showing the indicator
     def _show_indicator(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
-        if not has_indicator_show(self.variant):
+        if not self.rules.indicator_show:
             raise MoveError("not_in_variant", "the indicator show exists in classic only")
         if self.indicator_shown:
             raise MoveError("indicator_already_shown", "the indicator was shown this hand")
@@ -868,24 +896,7 @@ class Hand:
 
     # ------------------------------------------------------------------ ending
     def _end_finish(self, seat: int, t: int, kind: str) -> list[Event]:
-        doublings: list[str] = []
-        if self.variant == CLASSIC and self.is_wild(t):
-            doublings.append("okey")
-            if kind == "normal":
-                kind = "okey"
-        if self.variant == DUZ and self.is_wild(t):
-            kind = "okey"
-        if self.variant == GOBEK17:
-            if self.is_wild(t):
-                doublings.append("okey")
-            if all(self.opened[s] is None for s in range(self.players) if s != seat):
-                doublings.append("before_others_opened")
-            if self.opened_turn[seat] == self.turn_index:
-                doublings.append("from_hand")
-            if self.opened[seat] == "pairs":
-                doublings.append("pairs")
-        if self.variant == OKEY51 and kind == "okey" and self.opened[seat] == "pairs":
-            doublings = []
+        kind, doublings = self.rules.finish(self, seat, t, kind)
         self.result = {
             "over": True,
             "ending": "finish",
@@ -893,7 +904,7 @@ class Hand:
             "kind": kind,
             "tile": format_tile(t),
             "doublings": doublings,
-            "multiplier": scoring.multiplier(self.variant, doublings),
+            "multiplier": self.rules.multiplier(doublings),
             "drew_last_tile": self.drew_last_tile,
         }
         return self._close()
@@ -909,9 +920,25 @@ class Hand:
         }
         return self._close()
 
+    def _end_void(self) -> list[Event]:
+        """The hand ends void (okey101's fourth pairs opening): nobody scores, its penalties
+        are dropped, and the match plays it again."""
+        self.penalties = []
+        self.must_finish = None
+        self.result = {
+            "over": True,
+            "ending": "void",
+            "finisher": None,
+            "kind": None,
+            "doublings": [],
+            "multiplier": 1,
+        }
+        return self._close()
+
     def _close(self) -> list[Event]:
         self.taken = None
         self.has_tile = False
+        self.must_finish = None
         hand_scores = scoring.hand_scores(self)
         scores = [b + h for b, h in zip(self.scores_before, hand_scores, strict=True)]
         self.result["hand_scores"] = hand_scores
@@ -934,6 +961,13 @@ class Hand:
         ]
 
     # ------------------------------------------------------------------ views and data
+    def penalty_sums(self) -> list[int]:
+        """Each seat's penalty points of the hand so far."""
+        sums = [0] * self.players
+        for p in self.penalties:
+            sums[p["seat"]] += int(p["points"])
+        return sums
+
     def penalty_list(self) -> list[dict[str, Any]]:
         return [
             {"seat": p["seat"], "points": p["points"], "reason": p["reason"]}
@@ -1037,6 +1071,8 @@ class Hand:
             "drew_last_tile": self.drew_last_tile,
             "taken": dict(self.taken) if self.taken else None,
             "must_draw": self.must_draw,
+            "must_finish": self.must_finish,
+            "added": dict(self.added),
             "acted": list(self.acted),
             "indicator_shown": self.indicator_shown,
             "opened": list(self.opened),

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .variants import OKEY51, OPEN_VARIANTS, has_indicator_show
+from .variants import rules_for
 
 
 def legal_actions(view: Mapping[str, Any]) -> list[str]:
@@ -19,10 +19,10 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     if view.get("over") or view["result"].get("over"):
         return []
     seat = view["seat"]
-    variant = view["variant"]
+    rules = rules_for(view["variant"])
     out: list[str] = []
     if (
-        has_indicator_show(variant)
+        rules.indicator_show
         and not view["indicator_shown"]
         and not view["acted"]
         and view["indicator"] in view["rack"]
@@ -39,7 +39,7 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     if view["must_draw"]:
         return ["draw"]
     taken_waiting = view["taken"] is not None
-    if variant not in OPEN_VARIANTS:
+    if not rules.open_table:
         out.append("discard")
         if len(view["rack"]) == 15:
             out.append("finish")
@@ -48,16 +48,19 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     keep_one = len(view["rack"]) > 1
     if not taken_waiting:
         out.append("discard")
+    may_add = opened == "melds" or (opened == "pairs" and rules.pairs_players_add)
+    has_melds = any(m["kind"] != "pair" for m in view["table"])
     if keep_one:
         if not opened:
             out.append("open")
         else:
             out.append("lay")
-            has_melds = any(m["kind"] != "pair" for m in view["table"])
-            if opened == "melds" and has_melds:
+            if may_add and has_melds:
                 out.append("add")
-                if variant == OKEY51:
-                    out.append("swap")
+    # A swap leaves the rack as large as it was: even a last tile may be given for an okey.
+    has_okey = has_melds or (rules.swap_in_pairs and bool(view["table"]))
+    if rules.swap and may_add and has_okey:
+        out.append("swap")
     if taken_waiting:
         out.append("give_back")
     return out

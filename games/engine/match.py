@@ -77,6 +77,10 @@ class Match:
         if hand is None or not hand.over:
             raise ValueError("no finished hand to record")
         self.scores = list(hand.result["scores"])
+        if hand.result["ending"] == "void":
+            # A void hand (okey101) counts for nothing: the same hand number, with the same
+            # starter, is dealt again from a new seed.
+            self.dealt = hand.number - 1
         self.over = bool(hand.result["match_over"])
         self.winners = list(hand.result["winners"])
 

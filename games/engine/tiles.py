@@ -171,16 +171,18 @@ class Deal:
         }
 
 
-def deal(seed: str | bytes, players: int = 4) -> Deal:
-    """Deal a hand from a seed exactly as RULES.md says, racks in turn order from the starter."""
+def deal(seed: str | bytes, players: int = 4, sizes: tuple[int, int] = (15, 14)) -> Deal:
+    """Deal a hand from a seed exactly as RULES.md says, racks in turn order from the starter;
+    ``sizes``: the starter's rack and each other rack (okey101 deals 22 and 21)."""
     if not 2 <= players <= 4:
         raise TileError("2 to 4 players")
     tiles = shuffled(seed)
     at = next(i for i, t in enumerate(tiles) if t != FAKE)
     indicator = tiles.pop(at)
-    racks = [tuple(tiles[:15])]
-    pos = 15
+    first, other = sizes
+    racks = [tuple(tiles[:first])]
+    pos = first
     for _ in range(players - 1):
-        racks.append(tuple(tiles[pos : pos + 14]))
-        pos += 14
+        racks.append(tuple(tiles[pos : pos + other]))
+        pos += other
     return Deal(indicator, tuple(racks), tuple(tiles[pos:]))

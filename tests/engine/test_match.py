@@ -15,9 +15,10 @@ from games.engine.selfplay import play_random_turn, random_hand
 SEED = "5a" * 32
 
 
-def test_the_open_variants_are_okey51_and_gobek17() -> None:
-    assert engine.OPEN_VARIANTS == ("okey51", "gobek17")
-    assert [v for v in engine.VARIANTS if engine.is_open_variant(v)] == ["okey51", "gobek17"]
+def test_the_open_variants_are_okey51_gobek17_and_okey101() -> None:
+    assert engine.OPEN_VARIANTS == ("okey51", "gobek17", "okey101")
+    open_ones = [v for v in engine.VARIANTS if engine.is_open_variant(v)]
+    assert open_ones == ["okey51", "gobek17", "okey101"]
 
 
 def test_start_scores_count_down_from_the_option_in_classic_only() -> None:

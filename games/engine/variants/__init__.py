@@ -1,78 +1,52 @@
-"""The four variants and their table options, with the defaults RULES.md gives."""
+"""The variants: each has one module here (``classic``, ``duz``, ``okey51``, ``gobek17``,
+``okey101``) holding its :class:`~games.engine.variants.rules.Rules`: its table options and
+their defaults, deal sizes, openings, moves, penalties, doublings and scores, as RULES.md gives
+them. The engine asks :func:`rules_for` instead of naming a variant; docs/engine.md says how to
+add one.
+
+    >>> from games.engine.variants import rules_for
+    >>> rules_for("okey101").melds_bar, rules_for("okey101").rack_sizes
+    (101, (22, 21))
+    >>> rules_for("gobek17").pairs_bar
+    4
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
-CLASSIC, DUZ, OKEY51, GOBEK17 = "classic", "duz", "okey51", "gobek17"
-VARIANTS = (CLASSIC, DUZ, OKEY51, GOBEK17)
+from . import classic, duz, gobek17, okey51, okey101
+from .rules import TIMERS, Choice, Rules
+
+RULES: dict[str, Rules] = {
+    module.RULES.key: module.RULES for module in (classic, duz, okey51, gobek17, okey101)
+}
+
+CLASSIC, DUZ, OKEY51, GOBEK17, OKEY101 = "classic", "duz", "okey51", "gobek17", "okey101"
+VARIANTS = tuple(RULES)
 # The variants where a seat opens on the table (melds or pairs) and finishes from there; in the
 # others (closed) a seat finishes by showing a whole rack.
-OPEN_VARIANTS = (OKEY51, GOBEK17)
-TIMERS = (0, 15, 30, 60)
+OPEN_VARIANTS = tuple(k for k, r in RULES.items() if r.open_table)
+OPTIONS: dict[str, Mapping[str, Choice]] = {k: r.options for k, r in RULES.items()}
+PLAYERS: dict[str, tuple[int, ...]] = {k: r.players for k, r in RULES.items()}
 
 
 class OptionsError(ValueError):
     """Table options that the variant does not accept."""
 
 
-@dataclass(frozen=True)
-class Choice:
-    default: Any
-    allowed: tuple[Any, ...] | None = None  # None: any int in range
-    low: int = 0
-    high: int = 0
-
-
-_BOOL = (False, True)
-
-OPTIONS: dict[str, dict[str, Choice]] = {
-    CLASSIC: {
-        "scoring": Choice("countdown", ("countdown", "plus_minus")),
-        "start_score": Choice(20, None, 1, 1000),
-        "hands": Choice(10, None, 1, 100),
-        "wrap_13_1": Choice(True, _BOOL),
-        "assisted": Choice(False, _BOOL),
-        "timer": Choice(30, TIMERS),
-    },
-    DUZ: {
-        "wrap_13_1": Choice(True, _BOOL),
-        "assisted": Choice(False, _BOOL),
-        "timer": Choice(30, TIMERS),
-    },
-    OKEY51: {
-        "doubling": Choice(True, _BOOL),
-        "hands": Choice(1, (1, 3)),
-        "partners": Choice(False, _BOOL),
-        "assisted": Choice(False, _BOOL),
-        "wrap_13_1": Choice(True, _BOOL),
-        "timer": Choice(30, TIMERS),
-    },
-    GOBEK17: {
-        "hands": Choice(1, None, 1, 20),
-        "partners": Choice(False, _BOOL),
-        "give_back_penalty": Choice(0, (0, 500)),
-        "assisted": Choice(False, _BOOL),
-        "wrap_13_1": Choice(False, _BOOL),
-        "timer": Choice(30, TIMERS),
-    },
-}
-
-PLAYERS: dict[str, tuple[int, ...]] = {
-    CLASSIC: (2, 3, 4),
-    DUZ: (4,),
-    OKEY51: (4,),
-    GOBEK17: (4,),
-}
+def rules_for(variant: str) -> Rules:
+    """The :class:`Rules` of ``variant``; :class:`OptionsError` for an unknown one."""
+    try:
+        return RULES[variant]
+    except KeyError:
+        raise OptionsError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}") from None
 
 
 def default_options(variant: str) -> dict[str, Any]:
     """The variant's table options with their defaults."""
-    if variant not in OPTIONS:
-        raise OptionsError(f"unknown variant {variant!r}; one of {', '.join(VARIANTS)}")
-    return {k: c.default for k, c in OPTIONS[variant].items()}
+    return rules_for(variant).default_options()
 
 
 def validate_options(variant: str, options: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -98,27 +72,30 @@ def validate_options(variant: str, options: Mapping[str, Any] | None) -> dict[st
 
 
 def is_open_variant(variant: str) -> bool:
-    """Whether seats open on the table in ``variant`` (okey51, gobek17), not finish closed."""
-    return variant in OPEN_VARIANTS
+    """Whether seats open on the table in ``variant`` (okey51, gobek17, okey101), not finish
+    closed."""
+    return rules_for(variant).open_table
 
 
 def has_indicator_show(variant: str) -> bool:
     """Whether a seat may show the indicator for points in ``variant`` (classic only: before
     its first draw or discard, once a hand)."""
-    return variant == CLASSIC
+    return rules_for(variant).indicator_show
 
 
 def has_pairs(variant: str) -> bool:
     """Whether pairs count in ``variant``: a seven-pairs finish (classic) or a pairs opening
-    (okey51, gobek17). Düz Okey has none."""
-    return variant != DUZ
+    (the open variants). Düz Okey has none."""
+    return rules_for(variant).has_pairs
 
 
 def check_players(variant: str, players: int, options: Mapping[str, Any] | None = None) -> None:
     """Raise :class:`OptionsError` unless ``variant`` is played by ``players`` (with ``options``:
     partners are two against two, so they need four)."""
-    if players not in PLAYERS[variant]:
-        allowed = ", ".join(str(p) for p in PLAYERS[variant])
+    rules_for(variant)
+    allowed_players = PLAYERS[variant]
+    if players not in allowed_players:
+        allowed = ", ".join(str(p) for p in allowed_players)
         raise OptionsError(f"{variant} is played by {allowed} players")
     if options is not None and options.get("partners") and players != 4:
         raise OptionsError("partners need four players")
@@ -136,3 +113,30 @@ def team_of(seat: int, options: Mapping[str, Any]) -> int | None:
     """The side of ``seat`` with partners (0: seats 0 and 2, 1: seats 1 and 3, partners sitting
     across the table), else None."""
     return seat % 2 if options.get("partners") else None
+
+
+__all__ = [
+    "CLASSIC",
+    "DUZ",
+    "GOBEK17",
+    "OKEY51",
+    "OKEY101",
+    "OPEN_VARIANTS",
+    "OPTIONS",
+    "PLAYERS",
+    "RULES",
+    "TIMERS",
+    "VARIANTS",
+    "Choice",
+    "OptionsError",
+    "Rules",
+    "check_players",
+    "check_table",
+    "default_options",
+    "has_indicator_show",
+    "has_pairs",
+    "is_open_variant",
+    "rules_for",
+    "team_of",
+    "validate_options",
+]
