@@ -1,0 +1,127 @@
+"""okey101 beyond its scenarios (tests/scenarios/okey101-*.json): the 22/21 deal, the options
+§7 allows and refuses, a void hand played again by the match, and random play that always
+ends."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import pytest
+
+from games import engine
+from games.engine import Hand, Match, deal
+from games.engine.selfplay import play_random_turn
+
+SEED = "ab" * 32
+
+
+def test_the_deal_gives_22_to_the_starter_21_to_the_others_and_leaves_a_pile_of_20() -> None:
+    hand = Hand.from_seed("okey101", SEED)
+    assert [len(r) for r in hand.racks] == [22, 21, 21, 21]
+    assert len(hand.pile) == 20
+    # The same shuffle as every variant: the first 15 tiles of okey51's deal start the rack.
+    assert list(deal(SEED, 4, (22, 21)).racks[0][:15]) == list(deal(SEED).racks[0])
+    assert hand.opening_bar() == 101 and hand.pairs_needed() == 5
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"hands": 2},
+        {"add_limit": 4},
+        {"give_back_penalty": 100},
+        {"wrap_13_1": True},
+        {"from_hand_below_bar": "yes"},
+        {"bar": 51},
+    ],
+)
+def test_options_outside_the_rules_are_refused(options: dict[str, Any]) -> None:
+    with pytest.raises(engine.OptionsError):
+        engine.check_table("okey101", options, 4)
+
+
+def test_the_defaults_and_the_players() -> None:
+    assert engine.default_options("okey101") == {
+        "doubling": False,
+        "partners": False,
+        "hands": 1,
+        "add_limit": 2,
+        "give_back_penalty": 0,
+        "from_hand_below_bar": True,
+        "assisted": False,
+        "timer": 30,
+    }
+    for players in (2, 3):
+        with pytest.raises(engine.OptionsError):
+            engine.check_table("okey101", None, players)
+    assert engine.check_table("okey101", {"hands": 11, "add_limit": 0}, 4)["hands"] == 11
+
+
+def test_12_13_1_is_never_a_run_in_okey101() -> None:
+    racks = [
+        [engine.parse_tile(t) for t in r]
+        for r in (["R12", "R13", "R1", "K5"], ["K1"], ["K2"], ["K3"])
+    ]
+    hand = Hand.new("okey101", racks, [engine.parse_tile("Y1")], engine.parse_tile("B4"))
+    result = hand.play(0, {"do": "open", "melds": [["R12", "R13", "R1"]]})
+    assert not result.ok and result.error == "invalid_meld"
+
+
+def void_hand(match: Match) -> Hand:
+    """The match's next hand, played to a void ending: four pairs openings."""
+    racks = [
+        ["R1", "R1", "R2", "R2", "R3", "R3", "R4", "R4", "R5", "R5", "K13", "K12"],
+        ["K1", "K1", "K2", "K2", "K3", "K3", "K4", "K4", "K6", "K6", "Y13"],
+        ["Y1", "Y1", "Y2", "Y2", "Y3", "Y3", "Y4", "Y4", "Y6", "Y6", "R13"],
+        ["B1", "B1", "B2", "B2", "B3", "B3", "B6", "B6", "B7", "B7", "R12"],
+    ]
+    number = match.dealt + 1
+    starter = match.starter(number)
+    ordered = [[engine.parse_tile(t) for t in r] for r in racks]
+    hand = Hand.new(
+        "okey101",
+        ordered,
+        [engine.parse_tile(t) for t in ("R7", "K7", "Y7", "R8")],
+        engine.parse_tile("B4"),
+        match.options,
+        starter=starter,
+        scores=match.scores,
+        number=number,
+    )
+    match.current, match.dealt = hand, number
+    for k in range(4):
+        seat = (starter + k) % 4
+        rack = [engine.format_tile(t) for t in hand.racks[seat]]
+        if k:
+            assert hand.play(seat, {"do": "draw"}).ok
+        pairs = [[rack[i], rack[i + 1]] for i in range(0, 10, 2)]
+        assert hand.play(seat, {"do": "open", "pairs": pairs}).ok
+        if k < 3:
+            assert hand.play(seat, {"do": "discard", "tile": rack[10]}).ok
+    return hand
+
+
+def test_a_void_hand_is_dealt_again_with_the_same_number_and_starter() -> None:
+    match = Match("okey101", {"hands": 3})
+    hand = void_hand(match)
+    assert hand.result["ending"] == "void" and hand.result["hand_scores"] == [0, 0, 0, 0]
+    match.record()
+    assert not match.over and match.scores == [0, 0, 0, 0]
+    again = match.deal_hand()
+    assert again.number == 1 and again.starter == 0
+
+
+def test_random_play_always_ends_and_keeps_22_tile_racks_whole() -> None:
+    for k in range(30):
+        rng = random.Random(k)
+        hand = Hand.from_seed("okey101", f"{k:064x}")
+        for _ in range(400):
+            if hand.over:
+                break
+            play_random_turn(hand, rng)
+            # Tiles are neither made nor lost: racks, pile, discards and table hold the 105.
+            held = sum(map(len, hand.racks)) + len(hand.pile) + sum(map(len, hand.discards))
+            assert held + sum(len(m.tiles) for m in hand.table) == 105
+        assert hand.over, k
+        assert hand.replay().to_state()["result"] == hand.result
