@@ -19,17 +19,34 @@ from typing import Any
 from . import classic, duz, gobek17, okey51, okey101
 from .rules import TIMERS, Choice, Rules
 
-RULES: dict[str, Rules] = {
-    module.RULES.key: module.RULES for module in (classic, duz, okey51, gobek17, okey101)
-}
+RULES: dict[str, Rules] = {}
+OPTIONS: dict[str, Mapping[str, Choice]] = {}
+PLAYERS: dict[str, tuple[int, ...]] = {}
+
+
+def register(rules: Rules) -> Rules:
+    """Make ``rules`` a variant the engine plays (its key, options and players)."""
+    RULES[rules.key] = rules
+    OPTIONS[rules.key] = rules.options
+    PLAYERS[rules.key] = rules.players
+    return rules
+
+
+def forget(key: str) -> None:
+    """Undo :func:`register` (a variant tried out, as in docs/engine.md)."""
+    for registry in (RULES, OPTIONS, PLAYERS):
+        registry.pop(key, None)
+
+
+for _module in (classic, duz, okey51, gobek17, okey101):
+    register(_module.RULES)
 
 CLASSIC, DUZ, OKEY51, GOBEK17, OKEY101 = "classic", "duz", "okey51", "gobek17", "okey101"
+# The variants the engine ships, in the site's order.
 VARIANTS = tuple(RULES)
 # The variants where a seat opens on the table (melds or pairs) and finishes from there; in the
 # others (closed) a seat finishes by showing a whole rack.
 OPEN_VARIANTS = tuple(k for k, r in RULES.items() if r.open_table)
-OPTIONS: dict[str, Mapping[str, Choice]] = {k: r.options for k, r in RULES.items()}
-PLAYERS: dict[str, tuple[int, ...]] = {k: r.players for k, r in RULES.items()}
 
 
 class OptionsError(ValueError):
@@ -133,9 +150,11 @@ __all__ = [
     "check_players",
     "check_table",
     "default_options",
+    "forget",
     "has_indicator_show",
     "has_pairs",
     "is_open_variant",
+    "register",
     "rules_for",
     "team_of",
     "validate_options",
