@@ -11,6 +11,10 @@ What it measures, single-threaded, with fixed seeds so that runs compare:
   near-finished racks (a winning 14 plus one tile, with one or two tiles replaced);
 - ``solver.least_leftover`` and ``solver.best_opening`` on the same kinds of racks (wilds 0/1/2
   in equal shares);
+- okey101's openings on 22-tile racks (a seeded deal's starter rack as okey101 deals it, wilds
+  0/1/2, 12-13-1 not a run): ``solver.best_opening`` (the melds of highest total) and
+  ``solver.pair_count`` (the most pairs); the brute force is too slow at 22 tiles to run beside
+  them (``tests/engine/test_opening_22.py`` compares the two on smaller racks);
 - ``solver.workable_tiles`` on tables of 4 to 12 melds;
 - complete hands per second of random legal self-play per variant
   (``games.engine.selfplay.random_hand``), when that module exists.
@@ -53,10 +57,12 @@ from tests.engine import racks as rk  # noqa: E402
 from tests.engine import reference as ref  # noqa: E402
 
 WRAP = True  # the default of classic, duz and okey51
-VARIANTS = ("classic", "duz", "okey51", "gobek17")
+VARIANTS = ("classic", "duz", "okey51", "gobek17", "okey101")
 GOALS = {
     "finish": (100.0, 1000.0),  # median, p95 in µs
     "opening": (300.0, 3000.0),
+    "opening101": (1000.0, 10000.0),
+    "pairs101": (1000.0, 10000.0),
 }
 SELFPLAY_GOAL = ("okey51", 50.0)  # hands per second
 
@@ -81,6 +87,17 @@ def dealt_rack(index: int, wilds: int) -> tuple[list[str], str]:
     return rk.set_wilds(rack, rest, okey, wilds, random.Random(seed)), okey
 
 
+def dealt_rack_101(index: int, wilds: int) -> tuple[list[str], str]:
+    """The starter's 22 tiles of a seeded okey101 deal, with ``wilds`` wild okeys in it."""
+    seed = _seed(f"bench-deal-101-{index}")
+    d = deal(seed, 4, (22, 21))
+    indicator = format_tile(d.indicator)
+    okey = rk.okey_for(indicator)
+    rack = [format_tile(t) for t in d.racks[0]]
+    rest = [format_tile(t) for r in d.racks[1:] for t in r] + [format_tile(t) for t in d.pile]
+    return rk.set_wilds(rack, rest, okey, wilds, random.Random(seed)), okey
+
+
 def near_rack(index: int, wilds: int) -> tuple[list[str], str]:
     rng = random.Random(f"bench-near-{index}-{wilds}")
     rack, indicator = rk.near_finished(rng, wilds, WRAP, 1 + index % 2)
@@ -91,7 +108,8 @@ def build_racks(kind: str, wilds: int | None, start: int, count: int) -> list[Ra
     out = []
     for i in range(start, start + count):
         w = i % 3 if wilds is None else wilds
-        names, okey = (dealt_rack if kind == "deal" else near_rack)(i, w)
+        make = {"deal": dealt_rack, "near": near_rack, "deal22": dealt_rack_101}[kind]
+        names, okey = make(i, w)
         out.append(([parse_tile(t) for t in names], parse_tile(okey), names, okey))
     return out
 
@@ -151,6 +169,8 @@ ENGINE: dict[str, Callable[[Rack], object]] = {
     "finish": lambda r: solver.can_finish(r[0], r[1], WRAP),
     "leftover": lambda r: solver.least_leftover(r[0], r[1], WRAP),
     "opening": lambda r: solver.best_opening(r[0], r[1], WRAP).total,
+    "opening101": lambda r: solver.best_opening(r[0], r[1], False).total,
+    "pairs101": lambda r: solver.pair_count(r[0], r[1]),
 }
 REFERENCE: dict[str, Callable[[Rack], object]] = {
     "finish": lambda r: ref.can_finish(r[2], r[3], WRAP),
@@ -187,7 +207,9 @@ def run_case(case: Case, n: int, ref_n: int) -> dict[str, Any]:
     warm_runs = [timed(lambda r=r: engine(r)) for r in warm_set]
     warm = [t for t, _ in warm_runs]
     # The reference on the first racks of the warm set, caches cleared before every call.
-    reference = REFERENCE[fn_name]
+    reference = REFERENCE.get(fn_name)
+    if reference is None:
+        return {"cold": summary(cold), "warm": summary(warm), "reference": None}
     ref_ns = []
     agree = 0
     for r, (_, got) in zip(warm_set[:ref_n], warm_runs[:ref_n], strict=True):
@@ -217,6 +239,8 @@ CASES: list[Case] = [
     {"name": "best_opening  deal", "fn": "opening", "set": "deal", "wilds": None},
     {"name": "best_opening  near", "fn": "opening", "set": "near", "wilds": None},
     {"name": "workable_tiles  4-12 melds", "fn": "workable", "set": "table", "wilds": None},
+    {"name": "okey101 best_opening  22", "fn": "opening101", "set": "deal22", "wilds": None},
+    {"name": "okey101 pair_count  22", "fn": "pairs101", "set": "deal22", "wilds": None},
 ]
 
 

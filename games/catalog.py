@@ -1,4 +1,4 @@
-"""The four variants as the site first offers them (the admin may edit them afterwards).
+"""The five variants as the site first offers them (the admin may edit them afterwards).
 
 The names and descriptions are stored in English; pages show them in the viewer's language
 through ``games.messages.variant_name``/``variant_description`` (the names are translated
@@ -47,11 +47,19 @@ VARIANTS: list[tuple[str, str, str]] = [
             "too, 500-point penalties and doubling finishes."
         ),
     ),
+    (
+        "okey101",
+        "101 Okey",
+        gettext_noop(
+            "Turkey's favourite: 21 tiles, open with melds worth 101 or five pairs, add to any "
+            "meld, swap okeys. Every mistake costs 101; lowest total wins."
+        ),
+    ),
 ]
 
 
 def ensure_variants(model: Any = None) -> None:
-    """Create any of the four variants that is missing; existing rows are left as they are."""
+    """Create any of the five variants that is missing; existing rows are left as they are."""
     if model is None:
         from games.models import Variant as model
     for key, name, description in VARIANTS:

@@ -39,7 +39,9 @@ REFUSALS: dict[str, Any] = {
     "below_opening_bar": gettext_lazy("Those melds do not reach the opening total."),
     "too_few_pairs": gettext_lazy("Not enough pairs to open."),
     "pairs_only": gettext_lazy("You opened with pairs: you may lay only pairs."),
-    "melds_only": gettext_lazy("You opened with melds: you may not lay pairs."),
+    "melds_only": gettext_lazy(
+        "You opened with melds: you may lay pairs only once someone has opened with pairs."
+    ),
     "invalid_meld": gettext_lazy("That is not a run or a set."),
     "invalid_pair": gettext_lazy("Those two tiles are not a pair."),
     "no_such_meld": gettext_lazy("That meld is not on the table."),
@@ -49,6 +51,8 @@ REFUSALS: dict[str, Any] = {
     "indicator_too_late": gettext_lazy("Show the indicator before your first move."),
     "indicator_already_shown": gettext_lazy("The indicator has been shown already."),
     "bad_target": gettext_lazy("That seat has no row of pairs."),
+    "add_limit": gettext_lazy("No more tiles on that end of that meld this turn."),
+    "must_finish": gettext_lazy("You opened below the bar: now throw your last tile to finish."),
     "stale_version": gettext_lazy("The table changed before your move arrived: try again."),
     "not_your_seat": gettext_lazy("That is not your seat."),
     "no_hand": gettext_lazy("No hand is being played."),
@@ -222,6 +226,8 @@ def event_text(
     if kind == "hand_over":
         if event.get("ending") == "dry_wall":
             return _("The pile ran dry: the hand is over.")
+        if event.get("ending") == "void":
+            return _("Four players opened with pairs: the hand is void and is dealt again.")
         if viewer is not None and event.get("finisher") == viewer:
             return _("You finished the hand.")
         return _("%(who)s finished the hand.") % {"who": seat_name(names, event.get("finisher"))}
@@ -270,6 +276,8 @@ PENALTY_REASONS: dict[str, Any] = {
     "give_back": gettext_lazy("tile given back"),
     "okey_discard": gettext_lazy("okey thrown"),
     "workable_discard": gettext_lazy("workable tile thrown"),
+    "workable": gettext_lazy("workable tile thrown"),
+    "okey_thrown": gettext_lazy("okey thrown"),
 }
 
 

@@ -28,16 +28,17 @@ from .layout import ROW_SLOTS, SLOTS, Layout, reconcile
 from .melds import PAIR, Meld
 from .selfplay import pairs_in
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
-from .variants import OKEY51, OPEN_VARIANTS
+from .variants import rules_for
 
 
 def assist(view: Mapping[str, Any]) -> dict[str, Any]:
     """The help an assisted table shows ``view["seat"]`` (see the module's docstring)."""
     rack = [parse_tile(t) for t in view["rack"]]
     okey = parse_tile(view["okey"])
-    wrap = bool(view["options"].get("wrap_13_1", True))
+    rules = rules_for(view["variant"])
+    wrap = rules.wrap(view["options"])
     table = [Meld.from_state(m["state"]) for m in view["table"] if m["kind"] != PAIR]
-    swaps = view["variant"] == OKEY51
+    swaps = rules.swap
     best = solver.best_opening(rack, okey, wrap)  # both the sorting and the opening use it
     return {
         "layout": melds_layout(rack, okey, wrap, best),
@@ -195,7 +196,7 @@ def opening(
     gobek17), else the most pairs when they are enough; one tile is always kept to discard.
     As ``{"kind", "groups", "total", "pairs", "move"}``, ``move`` being the ``open`` move."""
     seat = int(view["seat"])
-    if view["variant"] not in OPEN_VARIANTS or view["opened"][seat] is not None or not rack:
+    if not rules_for(view["variant"]).open_table or view["opened"][seat] is not None or not rack:
         return None
     found = best if best is not None else solver.best_opening(rack, okey, wrap)
     if found.melds and found.reaches(int(view["opening_bar"])):

@@ -31,7 +31,7 @@ from .legal import legal_actions
 from .scoring import finish_worth
 from .selfplay import candidate_moves
 from .tiles import FAKE, colour_of, format_tile, number_of, parse_tile
-from .variants import CLASSIC, DUZ, is_open_variant, team_of
+from .variants import rules_for, team_of
 
 Move = dict[str, Any]
 View = Mapping[str, Any]
@@ -110,11 +110,12 @@ class _Expert(ByPhase):
         self.players: int = view["players"]
         self.variant: str = view["variant"]
         self.okey = parse_tile(view["okey"])
-        self.wrap = bool(view["options"].get("wrap_13_1", True))
+        self.rules = rules_for(self.variant)
+        self.wrap = self.rules.wrap(view["options"])
         self.rack = [parse_tile(t) for t in view["rack"]]
-        self.open_variant = is_open_variant(self.variant)
-        self.pairs_ok = self.variant == CLASSIC
-        self.colour_ok = self.variant == CLASSIC
+        self.open_variant = self.rules.open_table
+        self.pairs_ok = self.rules.special_finishes
+        self.colour_ok = self.rules.special_finishes
         normal = finish_worth(self.variant, view["options"], "normal")
         self.plan_bonus = {
             kind: PLAN_VALUE * math.log2(finish_worth(self.variant, view["options"], kind) / normal)
@@ -384,7 +385,7 @@ class _Expert(ByPhase):
             rest = list(self.rack)
             rest.remove(t)
             s = -self.draws_to_finish(rest, avail, True)
-            if self.variant == DUZ:
+            if self.rules.leftover_scores:
                 self.calls += 1
                 s -= DUZ_VALUE * solver.least_leftover(rest, self.okey, self.wrap)
             s += 0.001 * self.value(t)  # ties: throw the higher tile

@@ -555,7 +555,9 @@ class Hand:
 
     def _discard_penalties(self, seat: int, t: int) -> list[Event]:
         events = []
-        for points, reason, names_tile in self.rules.discard_penalties(self, seat, t):
+        for points, reason, names_tile in self.rules.discard_penalties(
+            self.table, self.okey, self.wrap, t
+        ):
             extra = {"tile": format_tile(t)} if names_tile else {}
             events.append(self._penalty(seat, points, reason, **extra))
         return events

@@ -13,7 +13,7 @@ from typing import Any
 from . import solver
 from .selfplay import table_melds
 from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of, parse_tile
-from .variants import DUZ, GOBEK17, OKEY51, is_open_variant, team_of
+from .variants import rules_for, team_of
 
 Move = dict[str, Any]
 View = Mapping[str, Any]
@@ -65,10 +65,11 @@ class Ranker(ByPhase):
         self.seat: int = view["seat"]
         self.variant: str = view["variant"]
         self.okey = parse_tile(view["okey"])
-        self.wrap = bool(view["options"].get("wrap_13_1", True))
+        self.rules = rules_for(self.variant)
+        self.wrap = self.rules.wrap(view["options"])
         self.rack = [parse_tile(t) for t in view["rack"]]
         self.table = table_melds(view)
-        self.open_variant = is_open_variant(self.variant)
+        self.open_variant = self.rules.open_table
         self.team = team_of(self.seat, view["options"])
 
     # --- shared facts
@@ -98,13 +99,7 @@ class Ranker(ByPhase):
         """Would discarding t cost a punished / workable / okey discard penalty?"""
         if not self.open_variant or len(self.rack) == 1:
             return False
-        melds = [m for m in self.table if m.kind != "pair"]
-        if t == self.okey:
-            return self.variant == GOBEK17 or bool(melds)
-        ident = self.ident(t)
-        if solver.fits_table(ident, melds, self.wrap):
-            return True
-        return self.variant == OKEY51 and solver.swaps_table(ident or 0, melds)
+        return bool(self.rules.discard_penalties(self.table, self.okey, self.wrap, t))
 
     # --- ranking
     def rank_draw(self, moves: list[Move]) -> list[Move]:
@@ -198,7 +193,11 @@ class Ranker(ByPhase):
                         useful += k
             # One tile nearer to melds is worth more than any number of useful draws; in duz
             # the face value left over is the score, so it breaks ties.
-            value = solver.least_leftover(rest, self.okey, self.wrap) if self.variant == DUZ else 0
+            value = (
+                solver.least_leftover(rest, self.okey, self.wrap)
+                if self.rules.leftover_scores
+                else 0
+            )
             out.append((loose * 1000 - useful * 10 + value * 0.5 + tie * 0.1, m))
         out.sort(key=lambda x: x[0])
         kept = {id(m) for _, m in out}

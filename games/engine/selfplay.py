@@ -17,7 +17,7 @@ from . import solver
 from .hand import Hand
 from .melds import Meld
 from .tiles import FAKE, format_tile, parse_tile
-from .variants import CLASSIC, GOBEK17, OKEY51, OPEN_VARIANTS
+from .variants import Rules, rules_for
 
 Move = dict[str, Any]
 
@@ -61,54 +61,77 @@ def candidate_moves(view: Mapping[str, Any]) -> list[Move]:
         return moves
     rack = [parse_tile(t) for t in view["rack"]]
     okey = parse_tile(view["okey"])
-    wrap = bool(view["options"].get("wrap_13_1", True))
+    rules = rules_for(view["variant"])
+    wrap = rules.wrap(view["options"])
     distinct = sorted(set(rack))
     moves = []
-    if view["variant"] not in OPEN_VARIANTS:
+    if not rules.open_table:
+        pairs_finish = rules.special_finishes
         if len(rack) == 15 and (
             solver.can_finish(rack, okey, wrap)
-            or (view["variant"] == CLASSIC and solver.pair_count(rack, okey) >= 7)
+            or (pairs_finish and solver.pair_count(rack, okey) >= 7)
         ):
-            best = solver.best_finish(rack, okey, wrap, view["variant"] == CLASSIC)
+            best = solver.best_finish(rack, okey, wrap, pairs_finish)
             if best:
                 moves.append({"do": "finish", "tile": format_tile(best[0])})
         moves += [{"do": "discard", "tile": format_tile(t)} for t in distinct]
         return moves
     opened = view["opened"][seat]
     table = table_melds(view)
+    pairs_rows = [other for other, how in enumerate(view["opened"]) if how == "pairs"]
     if opened is None:
         opening = solver.best_opening(rack, okey, wrap)
-        if opening.melds and opening.reaches(view["opening_bar"]):
+        laid = sum(len(m) for m in opening.melds)
+        from_hand = bool(rules.from_hand_option and view["options"].get(rules.from_hand_option))
+        if opening.melds and (
+            opening.reaches(view["opening_bar"]) or (from_hand and laid == len(rack) - 1)
+        ):
             moves.append({"do": "open", "melds": [list(m) for m in opening.melds]})
         pairs = pairs_in(rack, okey)
         keep = min(len(pairs), (len(rack) - 1) // 2)
         if keep >= view["pairs_needed"]:
             moves.append({"do": "open", "pairs": pairs[:keep]})
-    elif opened == "melds":
-        lay = solver.best_opening(rack, okey, wrap)
-        for tokens in lay.melds:
-            moves.append({"do": "lay", "melds": [list(tokens)]})
-        for t in distinct:
-            ident = None if t == okey else (okey if t == FAKE else t)
-            for m in table:
-                if m.kind != "pair" and m.ends_for(ident, wrap):
-                    moves.append({"do": "add", "meld": m.id, "tile": format_tile(t)})
-                if view["variant"] == OKEY51 and ident is not None and m.could_swap(ident):
-                    moves.append({"do": "swap", "meld": m.id, "tile": format_tile(t)})
     else:
-        pairs = pairs_in(rack, okey)
-        keep = min(len(pairs), (len(rack) - 1) // 2)
-        if keep:
-            moves.append({"do": "lay", "pairs": pairs[:keep]})
-            if view["variant"] == GOBEK17:
-                for other, how in enumerate(view["opened"]):
-                    if other != seat and how == "pairs":
-                        moves.append({"do": "lay", "pairs": pairs[:1], "onto": other})
+        lays_pairs = opened == "pairs" or (rules.melds_players_lay_pairs and bool(pairs_rows))
+        if opened == "melds":
+            lay = solver.best_opening(rack, okey, wrap)
+            for tokens in lay.melds:
+                moves.append({"do": "lay", "melds": [list(tokens)]})
+        if lays_pairs:
+            pairs = pairs_in(rack, okey)
+            keep = min(len(pairs), (len(rack) - 1) // 2)
+            if keep:
+                moves.append({"do": "lay", "pairs": pairs[:keep]})
+                if rules.pairs_onto_rows:
+                    for other in pairs_rows:
+                        if other != seat:
+                            moves.append({"do": "lay", "pairs": pairs[:1], "onto": other})
+        if opened == "melds" or rules.pairs_players_add:
+            moves += _adds_and_swaps(distinct, okey, wrap, table, rules)
     if view["taken"] is not None:
         # The taken discard must reach the table before any discard, or go back.
         moves.append({"do": "give_back"})
     else:
         moves += [{"do": "discard", "tile": format_tile(t)} for t in distinct]
+    return moves
+
+
+def _adds_and_swaps(
+    distinct: list[int], okey: int, wrap: bool, table: list[Meld], rules: Rules
+) -> list[Move]:
+    """Every tile of the rack that fits a table meld's end, and every okey it could swap out."""
+    moves: list[Move] = []
+    for t in distinct:
+        ident = None if t == okey else (okey if t == FAKE else t)
+        for m in table:
+            if m.kind != "pair" and m.ends_for(ident, wrap):
+                moves.append({"do": "add", "meld": m.id, "tile": format_tile(t)})
+            if not rules.swap or ident is None:
+                continue
+            if m.could_swap(ident) or (
+                rules.swap_in_pairs and m.kind == "pair" and m.swap_index(ident) >= 0
+            ):
+                moves.append({"do": "swap", "meld": m.id, "tile": format_tile(t)})
     return moves
 
 

@@ -28,6 +28,10 @@ LABELS: dict[str, Any] = {
     "doubling": _("Doubling: each melds opening must beat the highest so far"),
     "partners": _("Partners: two against two, partners sit across"),
     "give_back_penalty": _("Give-back penalty"),
+    "add_limit": _("Tiles one player may add to one end of a meld in a turn"),
+    "from_hand_below_bar": _(
+        "An opening below the bar that leaves one tile is accepted (then throw it to finish)"
+    ),
     "assisted": _("Assisted: mark workable discards, sort the rack, one-tap feeding"),
     "wrap_13_1": _("1 may follow 13 in a run (12-13-1)"),
     "timer": _("Move timer"),
@@ -45,7 +49,8 @@ VALUE_LABELS: dict[str, dict[Any, Any]] = {
         30: _("30 s per move"),
         60: _("60 s per move"),
     },
-    "give_back_penalty": {0: pgettext_lazy("penalty", "none"), 500: "500"},
+    "give_back_penalty": {0: pgettext_lazy("penalty", "none"), 500: "500", 101: "101"},
+    "add_limit": {0: pgettext_lazy("add limit", "no limit")},
 }
 
 

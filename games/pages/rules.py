@@ -11,13 +11,22 @@ from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
-from games.engine.variants import OPTIONS, PLAYERS, VARIANTS, Choice, has_pairs, is_open_variant
+from games.engine.variants import (
+    OPTIONS,
+    PLAYERS,
+    VARIANTS,
+    Choice,
+    has_pairs,
+    is_open_variant,
+    rules_for,
+)
 
 NAMES = {
     "classic": pgettext_lazy("variant name", "Classic Okey"),
     "duz": pgettext_lazy("variant name", "Düz Okey"),
     "okey51": pgettext_lazy("variant name", "Okey 51"),
     "gobek17": pgettext_lazy("variant name", "Göbek 17"),
+    "okey101": pgettext_lazy("variant name", "101 Okey"),
 }
 
 SUMMARIES = {
@@ -37,6 +46,10 @@ SUMMARIES = {
         "A fast 101 with 14 tiles: openings of 51 that always raise, pairs openings that raise "
         "too, 500-point penalties and doubling finishes. Lowest total wins."
     ),
+    "okey101": _(
+        "Open table with 21 tiles: open with melds worth 101 or with five pairs, add to any meld, "
+        "swap okeys; a workable or okey throw costs 101. Lowest total wins."
+    ),
 }
 
 LABELS = {
@@ -49,6 +62,8 @@ LABELS = {
     "doubling": _("Doubling"),
     "partners": _("Partners"),
     "give_back_penalty": _("Give-back penalty"),
+    "add_limit": _("Adds per meld end"),
+    "from_hand_below_bar": _("Finish from the hand below the bar"),
 }
 
 HELP = {
@@ -78,11 +93,23 @@ HELP = {
         "never pay each other penalties, and a team's total is its two players' sum."
     ),
     "give_back_penalty": _("What giving back a tile taken from the side costs you."),
+    "add_limit": _(
+        "How many tiles one player may add to the same end of the same meld in one turn "
+        "(0: no limit)."
+    ),
+    "from_hand_below_bar": _(
+        "An opening below the bar is accepted when it leaves one tile, which you then throw to "
+        "finish."
+    ),
 }
 
 VARIANT_HELP = {
     ("classic", "hands"): _(
         "Plus/minus scoring: how many hands the game lasts; the highest total wins."
+    ),
+    ("okey101", "doubling"): _(
+        "Openings raise: a melds opening must beat the best melds opening so far (116 → 117), "
+        "and a pairs opening the most pairs so far (5 → 6)."
     ),
 }
 
@@ -137,6 +164,7 @@ def rules(request: HttpRequest, variant: str) -> HttpResponse:
     if variant not in VARIANTS:
         raise Http404("no such variant")
     players = PLAYERS[variant]
+    rules = rules_for(variant)
     context = {
         "variants": _variants(),
         "variant": variant,
@@ -146,6 +174,9 @@ def rules(request: HttpRequest, variant: str) -> HttpResponse:
         "players_max": max(players),
         "options": option_rows(variant),
         "open_variant": is_open_variant(variant),
+        "rack_sizes": rules.rack_sizes,
+        "wrap_fixed": rules.wrap_13_1 is not None,
+        "dry_wall_at_turn_start": rules.dry_wall_at_turn_start,
         "has_pairs": has_pairs(variant),
         "rules_template": f"games/rules/{variant}.html",
     }

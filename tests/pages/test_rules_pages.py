@@ -33,6 +33,11 @@ DECISIONS = {
         "A thrown wild okey that is also workable costs 500 once.",
         "Openings raise against everyone’s openings this hand, partners included.",
     ],
+    "okey101": [
+        "Nobody declares “going for pairs”",
+        "A swap costs the meld’s owner nothing.",
+        "The player who threw a tile is never charged when it is taken or used.",
+    ],
 }
 EVERY_VARIANT = [
     "A wild okey may stand for any tile, even one whose two copies are both in sight.",

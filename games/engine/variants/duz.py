@@ -20,6 +20,7 @@ class Duz(Rules):
         "timer": TIMER,
     }
     has_pairs = False
+    leftover_scores = True
 
     def finish(self, hand: Hand, seat: int, t: int, kind: str) -> tuple[str, list[str]]:
         return ("okey" if hand.is_wild(t) else kind), []

@@ -36,12 +36,14 @@ class Gobek17(Rules):
     def take_penalty(self, hand: Hand, t: int) -> int:
         return hand.value(t) * 10
 
-    def discard_penalties(self, hand: Hand, seat: int, t: int) -> list[tuple[int, str, bool]]:
-        if hand.is_wild(t):
+    def discard_penalties(
+        self, table: Sequence[Meld], okey: int, wrap: bool, t: int
+    ) -> list[tuple[int, str, bool]]:
+        if t == okey:
             return [(500, "okey_discard", False)]
-        melds = [m for m in hand.table if m.kind != PAIR]
-        ident = hand.okey if t == FAKE else t
-        if fits_table(ident, melds, hand.wrap):
+        melds = [m for m in table if m.kind != PAIR]
+        ident = okey if t == FAKE else t
+        if fits_table(ident, melds, wrap):
             return [(500, "workable_discard", True)]
         return []
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..melds import PAIR
+from ..melds import PAIR, Meld
 from ..solver import fits_table
 from ..tiles import FAKE
 from .rules import ASSISTED, BOOL, PARTNERS, TIMER, WITH_DOUBLING, Choice, Rules, rack_sum
@@ -50,14 +50,16 @@ class Okey101(Rules):
     void_on_fourth_pairs = True
     dry_wall_at_turn_start = True
 
-    def discard_penalties(self, hand: Hand, seat: int, t: int) -> list[tuple[int, str, bool]]:
-        if hand.is_wild(t):
+    def discard_penalties(
+        self, table: Sequence[Meld], okey: int, wrap: bool, t: int
+    ) -> list[tuple[int, str, bool]]:
+        if t == okey:
             return [(PENALTY, "okey_thrown", False)]
         # Workable: it could be added to a run or a set as the table stands (pair rows take
         # nothing here, and a tile that could only swap out an okey is not workable).
-        melds = [m for m in hand.table if m.kind != PAIR]
-        ident = hand.okey if t == FAKE else t
-        if fits_table(ident, melds, hand.wrap):
+        melds = [m for m in table if m.kind != PAIR]
+        ident = okey if t == FAKE else t
+        if fits_table(ident, melds, wrap):
             return [(PENALTY, "workable", True)]
         return []
 

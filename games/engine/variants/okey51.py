@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..melds import PAIR, Meld
@@ -32,12 +33,14 @@ class Okey51(Rules):
     def take_penalty(self, hand: Hand, t: int) -> int:
         return hand.value(t) * 10
 
-    def discard_penalties(self, hand: Hand, seat: int, t: int) -> list[tuple[int, str, bool]]:
-        melds = [m for m in hand.table if m.kind != PAIR]
-        if hand.is_wild(t):
+    def discard_penalties(
+        self, table: Sequence[Meld], okey: int, wrap: bool, t: int
+    ) -> list[tuple[int, str, bool]]:
+        melds = [m for m in table if m.kind != PAIR]
+        if t == okey:
             return [(100, "okey_discard", False)] if melds else []
-        ident = hand.okey if t == FAKE else t
-        if fits_table(ident, melds, hand.wrap) or swaps_table(ident, melds):
+        ident = okey if t == FAKE else t
+        if fits_table(ident, melds, wrap) or swaps_table(ident, melds):
             return [(100, "punished_discard", True)]
         return []
 

@@ -67,6 +67,8 @@ class Rules:
     special_finishes: bool = False
     # Pairs count at all: a seven-pairs finish or a pairs opening.
     has_pairs: bool = True
+    # The losers pay what their racks leave outside melds (duz), so the bots weigh it.
+    leftover_scores: bool = False
 
     # --- open tables: openings
     melds_bar: int = 51
@@ -146,9 +148,12 @@ class Rules:
             return 0
         return int(hand.options.get(self.give_back_penalty_option) or 0)
 
-    def discard_penalties(self, hand: Hand, seat: int, t: int) -> list[tuple[int, str, bool]]:
-        """The penalties for throwing ``t`` (a discard that does not finish): (points, reason,
-        whether the event names the tile)."""
+    def discard_penalties(
+        self, table: Sequence[Meld], okey: int, wrap: bool, t: int
+    ) -> list[tuple[int, str, bool]]:
+        """The penalties for throwing ``t`` (a discard that does not finish) onto ``table``, the
+        hand's okey being ``okey``: (points, reason, whether the event names the tile). The bots
+        ask it too, from their view."""
         return []
 
     def feed_penalty(self, hand: Hand, meld: Meld, index: int) -> int:
