@@ -243,6 +243,19 @@ FINISH_KINDS: dict[str, Any] = {
 }
 
 
+DOUBLINGS: dict[str, Any] = {
+    "okey": pgettext_lazy("doubling", "okey thrown last"),
+    "pairs": pgettext_lazy("doubling", "opened with pairs"),
+    "from_hand": pgettext_lazy("doubling", "from the hand"),
+    "before_others_opened": pgettext_lazy("doubling", "before the others opened"),
+}
+
+
+def doubling(reason: str) -> str:
+    """What doubled a hand's scores (the engine's ``result["doublings"]``), in words."""
+    return str(DOUBLINGS.get(reason, reason.replace("_", " ")))
+
+
 def finish_kind(kind: str | None) -> str:
     """A finish's kind (the engine's ``result["kind"]``) in words, in the active language."""
     if not kind:

@@ -296,9 +296,7 @@ def scripted_hand(
     the finished hand to check the page against."""
     opts = engine.validate_options(variant, options or {})
     start = scoring.start_score(variant, opts)
-    eng = engine.Hand.from_deal(
-        variant, engine.deal(seed, 4), opts, starter=0, scores=[start] * 4, number=1, seed=seed
-    )
+    eng = engine.Hand.from_seed(variant, seed, opts, starter=0, scores=[start] * 4, number=1)
     moves: list[tuple[int, dict[str, Any]]] = []
     rng = random.Random(seed)
     while not eng.public_view()["over"]:

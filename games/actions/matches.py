@@ -72,9 +72,12 @@ def rematch(table: Table | int, *, by: Any, seed: str | None = None) -> Match:
 
 def rules_of(t: Table, m: Match | None = None, dealt: int = 0) -> engine.Match:
     """The engine's rules of a match at ``t``: where ``m`` stands after its first ``dealt``
-    hands (its totals), else before its first hand."""
+    hands (its totals, and the void ones among them), else before its first hand."""
     scores = list(m.totals) if m is not None else None
-    return engine.Match(t.variant.key, t.options, t.players, scores=scores, dealt=dealt)
+    voided = m.hands.filter(ending="void").count() if m is not None and dealt else 0
+    return engine.Match(
+        t.variant.key, t.options, t.players, scores=scores, dealt=dealt, voided=voided
+    )
 
 
 def _deal(match: Match, t: Table, seats: list[Seat], eng: engine.Hand) -> Hand:

@@ -163,6 +163,9 @@ class Hand:
         self.players = 4
         self.starter = 0
         self.number = 1
+        # Void hands (okey101) dealt before this one in its match: they do not count toward
+        # the match's hands.
+        self.voided = 0
         self.indicator = 0
         self.okey = 0
         self.seed: str | None = None
@@ -213,6 +216,7 @@ class Hand:
         scores: Sequence[int] | None = None,
         number: int = 1,
         seed: str | None = None,
+        voided: int = 0,
     ) -> Hand:
         """A hand from explicit racks (``racks[0]`` is the starter's), pile (top first) and
         indicator. Seats are numbered in turn order; ``starter`` is the seat that holds
@@ -229,6 +233,7 @@ class Hand:
                 raise TileError(f"more than two copies of {format_tile(t)}")
         h.starter = starter
         h.number = number
+        h.voided = voided
         h.indicator = indicator
         h.okey = okey_of(indicator)
         h.seed = seed
@@ -263,6 +268,7 @@ class Hand:
         scores: Sequence[int] | None = None,
         number: int = 1,
         seed: str | None = None,
+        voided: int = 0,
     ) -> Hand:
         """A hand from :func:`~games.engine.tiles.deal` (racks in turn order from the starter)."""
         return cls.new(
@@ -275,6 +281,7 @@ class Hand:
             scores=scores,
             number=number,
             seed=seed,
+            voided=voided,
         )
 
     @classmethod
@@ -288,6 +295,7 @@ class Hand:
         starter: int = 0,
         scores: Sequence[int] | None = None,
         number: int = 1,
+        voided: int = 0,
     ) -> Hand:
         """The hand a table deals from ``seed`` (:func:`~games.engine.tiles.deal` for
         ``players``), keeping the seed: dealing again from it gives the same hand."""
@@ -299,6 +307,7 @@ class Hand:
             scores=scores,
             number=number,
             seed=seed,
+            voided=voided,
         )
 
     # ------------------------------------------------------------------ facts
@@ -1057,6 +1066,7 @@ class Hand:
             "players": self.players,
             "starter": self.starter,
             "number": self.number,
+            "voided": self.voided,
             "indicator": self.indicator,
             "okey": self.okey,
             "seed": self.seed,
@@ -1119,6 +1129,7 @@ class Hand:
             scores=self.scores_before,
             number=self.number,
             seed=self.seed,
+            voided=self.voided,
         )
         logged = [
             Recorded(entry["seat"], {k: v for k, v in entry.items() if k != "seat"})

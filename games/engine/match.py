@@ -28,6 +28,7 @@ class Match:
         *,
         scores: Sequence[int] | None = None,
         dealt: int = 0,
+        voided: int = 0,
     ):
         self.variant = variant
         self.options = check_table(variant, options, players)
@@ -35,6 +36,9 @@ class Match:
         self.start_scores = scoring.start_scores(variant, self.options, players)
         self.scores = list(scores) if scores is not None else list(self.start_scores)
         self.dealt = dealt
+        # Void hands among those dealt (okey101): they count for nothing, and the hand after
+        # one has the same starter.
+        self.voided = voided
         self.current: Hand | None = None
         self.over = False
         self.winners: list[int] = []
@@ -45,8 +49,10 @@ class Match:
         return scoring.planned_hands(self.variant, self.options)
 
     def starter(self, number: int) -> int:
-        """Hand 1's starter is seat 0; the starter moves on one seat each hand."""
-        return (number - 1) % self.players
+        """Hand 1's starter is seat 0; the starter moves on one seat each hand, except after a
+        void hand (its starter starts again): ``number`` counts every hand dealt, the void
+        ones of :attr:`voided` among them."""
+        return (number - 1 - self.voided) % self.players
 
     def deal_hand(self, seed: str | None = None, *, starter: int | None = None) -> Hand:
         """Deal the next hand (number ``dealt + 1``) from ``seed`` (a fresh secret one by
@@ -65,6 +71,7 @@ class Match:
             starter=self.starter(number) if starter is None else starter,
             scores=self.scores,
             number=number,
+            voided=self.voided,
         )
         self.current = hand
         self.dealt = number
@@ -78,9 +85,7 @@ class Match:
             raise ValueError("no finished hand to record")
         self.scores = list(hand.result["scores"])
         if hand.result["ending"] == "void":
-            # A void hand (okey101) counts for nothing: the same hand number, with the same
-            # starter, is dealt again from a new seed.
-            self.dealt = hand.number - 1
+            self.voided += 1
         self.over = bool(hand.result["match_over"])
         self.winners = list(hand.result["winners"])
 

@@ -511,7 +511,7 @@ def _finishing_groups(finish: dict[str, Any] | None, public: dict[str, Any]) -> 
         return [list(g) for g in finish["groups"]]
     tiles = [engine.parse_tile(t) for t in public["revealed"][seat]]
     okey = engine.parse_tile(public["okey"])
-    wrap = bool(public["options"].get("wrap_13_1", True))
+    wrap = engine.variants.rules_for(public["variant"]).wrap(public["options"])
     melds = solver.arrange(tiles, okey, wrap)
     if melds is None:
         return []  # seven pairs, or a colour finish: shown as the plain rack
@@ -531,6 +531,7 @@ def _result(
         "kind_display": messages.finish_kind(r.get("kind")),
         "tile": r.get("tile"),
         "multiplier": r.get("multiplier", 1),
+        "doublings_display": ", ".join(messages.doubling(d) for d in r.get("doublings") or []),
         "hand_scores": r["hand_scores"],
         "scores": r["scores"],
         "match_over": r.get("match_over", False),

@@ -22,6 +22,7 @@ from django import template
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 
+from games import engine
 from games.jinja import render
 from games.templatetags.tiles import tile_html, tiles
 
@@ -183,17 +184,31 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
 
 
 @register.simple_tag
-def meld_groups(seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any) -> SafeString:
+def meld_groups(
+    seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any, variant: Any = ""
+) -> SafeString:
     """Each seat's melds on the table (open variants; ``games/meld_groups.jinja``), with the
-    buttons to add the selected tile to a meld or swap it for a meld's okey, and the assist's
-    one-tap feeds."""
+    buttons to add the selected tile to a meld or swap it for a meld's okey (in a pair row too
+    where the variant allows it), to lay the selected pairs onto another pairs player's row,
+    and the assist's one-tap feeds."""
     legal = set(legal or ())
     feedable = ((assist or {}).get("feedable") or ()) if isinstance(assist, dict) else ()
     add, swap = "add" in legal, "swap" in legal
+    rules = engine.variants.rules_for(str(variant)) if variant else None
+    swap_pairs = swap and rules is not None and rules.swap_in_pairs
+    opened = {seat["position"]: seat["opened"] for seat in seats or ()}
+    mine = opened.get(my_seat)
+    lays_pairs = (
+        "lay" in legal
+        and rules is not None
+        and rules.pairs_onto_rows
+        and (mine == "pairs" or (mine == "melds" and rules.melds_players_lay_pairs))
+    )
     groups = []
     for seat in seats or ():
         if not seat["melds"]:
             continue
+        onto = lays_pairs and seat["opened"] == "pairs" and seat["position"] != my_seat
         melds = []
         for meld in seat["melds"]:
             feeds = []
@@ -207,11 +222,12 @@ def meld_groups(seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any) ->
                     }
                     feeds.append({"do": "swap", "tile": f["tile"], "label": label})
             melds.append((meld, tiles(meld["tiles"], okey, css="tile-sm"), feeds))
-        groups.append((seat, melds))
+        groups.append((seat, melds, onto))
     words = {
         "pairs": gettext("pairs"),
         "add": gettext("Add the selected tile to this meld"),
         "swap": gettext("Swap the selected tile for the okey in this meld"),
+        "onto": gettext("Lay the selected pairs on this row"),
     }
     return render(
         "games/meld_groups.jinja",
@@ -219,5 +235,6 @@ def meld_groups(seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any) ->
         my_seat=my_seat,
         add=add,
         swap=swap,
+        swap_pairs=swap_pairs,
         words=words,
     )

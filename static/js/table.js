@@ -214,6 +214,10 @@
         if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
         play(kind, { tiles: picked });
         break;
+      case "lay-onto": // pairs laid onto another pairs player's row
+        if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
+        play("lay", { tiles: picked, onto: parseInt(button.dataset.onto, 10) });
+        break;
       case "add": case "swap":
         if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
         play(kind, { tile: picked[0], meld: parseInt(button.dataset.meld, 10) });

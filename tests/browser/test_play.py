@@ -127,6 +127,35 @@ def test_four_players_play_an_okey51_hand_with_opening_and_feeding(
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
+def test_four_players_play_an_okey101_hand_with_openings_adds_and_swaps(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    """101 Okey by clicks: 22-tile racks on two rows, openings of 101, tiles added to other
+    players' melds, okeys swapped out (in a pair row too), a taken discard used at once, and
+    the scoreboard as the engine scores it."""
+    seed = seed_of(1003)
+    table, users, hand = start("okey101", seed)
+    eng, moves = ui.scripted_hand("okey101", seed, {"timer": 0})
+    kinds = Counter(m["do"] for _, m in moves)
+    assert kinds["open"] >= 2 and kinds["add"] >= 1 and kinds["swap"] >= 1, kinds
+    assert eng.public_view()["result"]["ending"] == "finish"
+    pages = seated_pages(chromium, daphne_live_server, table, users)
+    assert len(ui.rack_tiles(pages[0])) == 22 and len(ui.rack_tiles(pages[1])) == 21
+    pages[0].screenshot(path=str(artifacts / "okey101-start-desktop.png"), full_page=True)
+
+    check = hand.engine_hand()
+    replay(pages, moves, check)
+
+    check_the_end(pages, eng, users)
+    pages[0].screenshot(path=str(artifacts / "okey101-hand-over-desktop.png"), full_page=True)
+    stored = Hand.objects.get(pk=hand.pk)
+    assert stored.status == Hand.Status.FINISHED and stored.version == len(moves)
+    assert stored.hand_scores == eng.public_view()["result"]["hand_scores"]
+    for page in pages:
+        assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
 def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
@@ -159,7 +188,7 @@ def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
-@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17", "okey101"])
 def test_practice_with_bots_reaches_the_end_of_a_hand(
     daphne_live_server: DaphneServer, chromium: Any, variant: str
 ) -> None:

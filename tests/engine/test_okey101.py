@@ -102,14 +102,22 @@ def void_hand(match: Match) -> Hand:
     return hand
 
 
-def test_a_void_hand_is_dealt_again_with_the_same_number_and_starter() -> None:
-    match = Match("okey101", {"hands": 3})
+def test_a_void_hand_counts_for_nothing_and_the_next_keeps_its_starter() -> None:
+    match = Match("okey101", {"hands": 1})
     hand = void_hand(match)
     assert hand.result["ending"] == "void" and hand.result["hand_scores"] == [0, 0, 0, 0]
+    assert not hand.result["match_over"]
     match.record()
     assert not match.over and match.scores == [0, 0, 0, 0]
-    again = match.deal_hand()
-    assert again.number == 1 and again.starter == 0
+    again = match.deal_hand("cd" * 32)
+    # The hands dealt are numbered on; the void one does not count toward the one hand.
+    assert again.number == 2 and again.starter == 0 and again.voided == 1
+    rng = random.Random(5)
+    while not again.over:
+        play_random_turn(again, rng)
+    match.record()
+    assert match.over
+    assert again.replay().to_state()["voided"] == 1
 
 
 def test_random_play_always_ends_and_keeps_22_tile_racks_whole() -> None:

@@ -204,7 +204,7 @@ class Rules:
     def match_over(self, hand: Hand, scores: Sequence[int]) -> bool:
         """Whether the match ends with ``hand`` (its totals ``scores``)."""
         planned = self.planned_hands(hand.options)
-        return planned is None or hand.number >= planned
+        return planned is None or hand.number - hand.voided >= planned
 
     def decisive_winners(self, hand: Hand) -> list[int] | None:
         """Winners that the hand's ending settles whatever the totals (a sequential colour
