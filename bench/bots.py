@@ -50,7 +50,7 @@ from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import Hand, belief, deal, expert  # noqa: E402
+from games.engine import Hand, belief, expert  # noqa: E402
 from games.engine.bots import choose_moves, play_turn  # noqa: E402
 from games.engine.expert import DEFAULT_BUDGET_MS  # noqa: E402
 
@@ -125,7 +125,7 @@ def play_hand(
     variant: str, seed: str, levels: list[str], hero: int, times: list[float], budget_ms: float
 ) -> Hand:
     rng = random.Random(seed)
-    hand = Hand.from_deal(variant, deal(seed))
+    hand = Hand.from_seed(variant, seed)
     while not hand.over:
         seat = hand.turn
         view = hand.view(seat)
@@ -241,7 +241,7 @@ def selfplay(variants: list[str], hands: int, budget_ms: float) -> None:
 def solo_hand(variant: str, seed: str, level: str, budget_ms: float) -> int | None:
     """The turns seat 0 takes to finish alone (None: the pile ran out first)."""
     rng = random.Random(seed)
-    hand = Hand.from_deal(variant, deal(seed))
+    hand = Hand.from_seed(variant, seed)
     turns = 0
     while not hand.over:
         seat = hand.turn

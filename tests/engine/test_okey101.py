@@ -133,3 +133,28 @@ def test_random_play_always_ends_and_keeps_22_tile_racks_whole() -> None:
             assert held + sum(len(m.tiles) for m in hand.table) == 105
         assert hand.over, k
         assert hand.replay().to_state()["result"] == hand.result
+
+
+EX6 = "R1 R2 R3 R4 R5 K1 K2 K3 K4 K5 Y1 Y2 Y3 Y4 R6 K6 Y6 B6 R8 K8 Y8 Y13"
+
+
+@pytest.mark.parametrize("below_bar", [True, False])
+def test_assist_offers_an_opening_below_the_bar_only_when_it_leaves_one_tile(
+    below_bar: bool,
+) -> None:
+    racks = [[engine.parse_tile(t) for t in EX6.split()], [0], [1], [2]]
+    hand = Hand.new(
+        "okey101",
+        racks,
+        [engine.parse_tile("K13")],
+        engine.parse_tile("B4"),
+        {"from_hand_below_bar": below_bar},
+    )
+    offered = engine.assist(hand.view(0))["opening"]
+    if not below_bar:
+        assert offered is None
+        return
+    assert offered is not None and offered["kind"] == "melds" and offered["total"] == 88
+    assert hand.play(0, offered["move"]).ok
+    assert hand.play(0, {"do": "discard", "tile": "Y13"}).ok
+    assert hand.result["doublings"] == ["from_hand"]

@@ -1037,7 +1037,8 @@ def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(settings: Any) ->
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())  # again: nothing doubles
 
     tables = demo_tables()
-    assert sorted(tables) == sorted(engine.VARIANTS) and Table.objects.count() == len(engine.VARIANTS)
+    assert sorted(tables) == sorted(engine.VARIANTS)
+    assert Table.objects.count() == len(engine.VARIANTS)
     for t in tables.values():
         assert t.name == f"Demo {t.variant.name}" and t.auto_start
         # Seat 0 is left free for a visitor; no demo account holds a seat anywhere.
@@ -1065,7 +1066,8 @@ def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(settings: Any) ->
     # Loading again replaces the demo tables now in play with fresh open ones.
     call_command("load_demo", stdout=io.StringIO(), stderr=io.StringIO())
     fresh = demo_tables()
-    assert sorted(fresh) == sorted(engine.VARIANTS) and Table.objects.count() == len(engine.VARIANTS) + 2
+    assert sorted(fresh) == sorted(engine.VARIANTS)
+    assert Table.objects.count() == len(engine.VARIANTS) + 2
     assert fresh["okey51"].pk != tables["okey51"].pk and fresh["gobek17"] == tables["gobek17"]
     for name in players:
         live_seats = Seat.objects.filter(
