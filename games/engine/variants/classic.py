@@ -31,7 +31,7 @@ class Classic(Rules):
 
     @staticmethod
     def countdown(options: Mapping[str, Any]) -> bool:
-        return options.get("scoring", "countdown") == "countdown"
+        return bool(options.get("scoring", "countdown") == "countdown")
 
     def finish(self, hand: Hand, seat: int, t: int, kind: str) -> tuple[str, list[str]]:
         if hand.is_wild(t):
