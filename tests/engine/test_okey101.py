@@ -4,13 +4,16 @@ ends."""
 
 from __future__ import annotations
 
+import functools
 import random
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from games import engine
 from games.engine import Hand, Match, deal
+from games.engine.bots import play_turn
 from games.engine.selfplay import play_random_turn
 
 SEED = "ab" * 32
@@ -160,35 +163,36 @@ def test_assist_offers_an_opening_below_the_bar_only_when_it_leaves_one_tile(
     assert hand.result["doublings"] == ["from_hand"]
 
 
+def checked_play(hand: Hand, seat: int, label: str) -> Callable[[dict[str, Any]], bool]:
+    """Plays a move for ``seat``; a penalised discard fails the test when a free one existed."""
+    rules = engine.variants.rules_for("okey101")
+
+    def play(move: dict[str, Any]) -> bool:
+        rack, table = list(hand.racks[seat]), list(hand.table)
+        result = hand.play(seat, move)
+        if result.ok and move["do"] == "discard" and len(rack) > 1:
+            thrown = engine.parse_tile(move["tile"])
+            if rules.discard_penalties(table, hand.okey, hand.wrap, thrown):
+                free = [
+                    t for t in rack if not rules.discard_penalties(table, hand.okey, hand.wrap, t)
+                ]
+                assert not free, (label, move, free)
+        return result.ok
+
+    return play
+
+
 @pytest.mark.parametrize(("level", "hands"), [("greedy", 8), ("strong", 2)])
 def test_the_bots_never_make_a_penalised_throw_while_another_tile_is_free(
     level: str, hands: int
 ) -> None:
-    from games.engine.bots import play_turn
-
-    rules = engine.variants.rules_for("okey101")
     opened_some = 0
     for k in range(hands):
         rng = random.Random(k)
         hand = Hand.from_seed("okey101", f"{k + 101:064x}", {"timer": 0})
         while not hand.over:
             seat = hand.turn
-
-            def play(move: dict[str, Any], seat: int = seat) -> bool:
-                rack = list(hand.racks[seat])
-                table = list(hand.table)
-                result = hand.play(seat, move)
-                if result.ok and move["do"] == "discard" and len(rack) > 1:
-                    thrown = engine.parse_tile(move["tile"])
-                    if rules.discard_penalties(table, hand.okey, hand.wrap, thrown):
-                        free = [
-                            t
-                            for t in rack
-                            if not rules.discard_penalties(table, hand.okey, hand.wrap, t)
-                        ]
-                        assert not free, (level, k, move, free)
-                return result.ok
-
-            play_turn(lambda seat=seat: hand.view(seat), play, level, rng)
+            play = checked_play(hand, seat, f"{level} {k}")
+            play_turn(functools.partial(hand.view, seat), play, level, rng)
         opened_some += sum(1 for o in hand.opened if o)
     assert opened_some  # the bots do open
