@@ -5,7 +5,7 @@ same tiles and luck cancels. Prints, per variant and pairing, the hero's win sha
 score with 95% confidence intervals (the field's mean score beside it), and the median and p99
 time of one of the hero's decisions.
 
-    python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17]
+    python bench/bots.py [--deals N] [--variants classic,duz,okey51,gobek17,okey101]
                          [--pairings expert-greedy,expert-strong] [--budget-ms 80]
                          [--processes N] [--selfplay N] [--solo N [--levels ...]]
                          [--try NAME=VALUE ...]
@@ -14,8 +14,9 @@ Pairings are ``hero-field``: the hero in one seat, three of the field in the oth
 default is every pairing of ``PAIRINGS``. With ``--processes`` above 1 the deals are shared
 among worker processes; the decision times are then measured with the workers side by side
 (on a machine with fewer free cores than workers, they include the wait for a core).
-``--selfplay N`` instead times N hands per variant with four experts at the table, one process,
-at full speed (no pause between moves): seconds per hand, median and slowest.
+``--selfplay N`` instead times N hands per variant with four experts at the table
+(``--selfplay-level greedy``: four greedy bots), one process, at full speed (no pause between
+moves): seconds per hand, median and slowest, and hands per second.
 ``--solo N`` measures speed to a finish alone: on N deals per variant each level plays seat 0
 against three seats that draw and throw the tile they drew (they never finish, and their
 discards are the pile's tiles, free to take), and it prints how many hands each level finished
@@ -222,18 +223,18 @@ def run(
     }
 
 
-def selfplay(variants: list[str], hands: int, budget_ms: float) -> None:
-    print(f"four experts at full speed, budget {budget_ms:g} ms a decision: seconds per hand")
+def selfplay(variants: list[str], hands: int, budget_ms: float, level: str = "expert") -> None:
+    print(f"four {level} bots at full speed, budget {budget_ms:g} ms a decision: seconds per hand")
     for variant in variants:
         took = []
         for d in range(hands):
             start = time.perf_counter()
-            play_hand(variant, deal_seed(variant, 1000 + d), ["expert"] * 4, -1, [], budget_ms)
+            play_hand(variant, deal_seed(variant, 1000 + d), [level] * 4, -1, [], budget_ms)
             took.append(time.perf_counter() - start)
         took.sort()
         print(
-            f"{variant:8} {hands} hands: median {statistics.median(took):5.2f} s, "
-            f"slowest {took[-1]:5.2f} s",
+            f"{variant:8} {hands} hands: median {statistics.median(took):5.3f} s, "
+            f"slowest {took[-1]:5.2f} s, {hands / sum(took):6.1f} hands/s",
             flush=True,
         )
 
@@ -284,7 +285,8 @@ def main() -> None:
     parser.add_argument("--pairings", default=",".join(PAIRINGS), help="hero-field, ...")
     parser.add_argument("--budget-ms", type=float, default=DEFAULT_BUDGET_MS)
     parser.add_argument("--processes", type=int, default=1)
-    parser.add_argument("--selfplay", type=int, default=0, help="hands of four experts to time")
+    parser.add_argument("--selfplay", type=int, default=0, help="hands of four bots to time")
+    parser.add_argument("--selfplay-level", default="expert", help="the four bots' level")
     parser.add_argument("--solo", type=int, default=0, help="deals to play alone, each level")
     parser.add_argument("--levels", default="greedy,strong,expert", help="levels for --solo")
     parser.add_argument(
@@ -295,7 +297,7 @@ def main() -> None:
         solo(args.variants.split(","), args.levels.split(","), args.solo, args.budget_ms)
         return
     if args.selfplay:
-        selfplay(args.variants.split(","), args.selfplay, args.budget_ms)
+        selfplay(args.variants.split(","), args.selfplay, args.budget_ms, args.selfplay_level)
         return
     pairings = [tuple(p.split("-")) for p in args.pairings.split(",")]
     if args.trial:

@@ -94,17 +94,13 @@ def store_random_hand(table: Table, seed: str, rng_seed: int) -> Hand:
     """A randomly played hand written as the service writes it (fast, for bulk audits)."""
     from games.engine.selfplay import play_random_turn
 
-    eng = engine.Hand.from_deal(
-        table.variant.key, engine.deal(seed, table.players), table.options, seed=seed
-    )
+    eng = engine.Hand.from_seed(table.variant.key, seed, table.options, players=table.players)
     rng = random.Random(rng_seed)
     while not eng.over:
         play_random_turn(eng, rng)
     start = engine.scoring.start_score(table.variant.key, table.options)
     match = Match.objects.create(table=table, totals=[start] * table.players)
-    replay = engine.Hand.from_deal(
-        table.variant.key, engine.deal(seed, table.players), table.options, seed=seed
-    )
+    replay = engine.Hand.from_seed(table.variant.key, seed, table.options, players=table.players)
     rows = []
     for n, entry in enumerate(eng.log, start=1):
         move = {k: v for k, v in entry.items() if k != "seat"}

@@ -270,7 +270,12 @@ class Hand:
         seed: str | None = None,
         voided: int = 0,
     ) -> Hand:
-        """A hand from :func:`~games.engine.tiles.deal` (racks in turn order from the starter)."""
+        """A hand from :func:`~games.engine.tiles.deal` (racks in turn order from the starter),
+        dealt with the variant's rack sizes."""
+        first, other = rules_for(variant).rack_sizes
+        sizes = [len(r) for r in dealt.racks]
+        if sizes != [first] + [other] * (len(sizes) - 1):
+            raise TileError(f"{variant} deals {first} and {other} tiles, not {sizes}")
         return cls.new(
             variant,
             dealt.racks,

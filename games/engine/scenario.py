@@ -16,7 +16,7 @@ from typing import Any
 from .errors import MoveError
 from .hand import Hand
 from .tiles import TileError, deal, format_tile, parse_tile
-from .variants import OptionsError
+from .variants import OptionsError, rules_for
 
 
 def run_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
@@ -26,7 +26,7 @@ def run_scenario(scenario: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {"name": scenario.get("name")}
     if "seed" in scenario:
         players = int(scenario.get("players", 4))
-        dealt = deal(scenario["seed"], players)
+        dealt = deal(scenario["seed"], players, rules_for(variant).rack_sizes)
         out["deal"] = dealt.to_json()
         hand = Hand.from_deal(
             variant, dealt, options, scores=scenario.get("start_scores"), seed=scenario["seed"]

@@ -25,11 +25,11 @@ from tests.play import (
 )
 from tests.users import make_user
 
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = ["classic", "duz", "okey51", "gobek17", "okey101"]
 pytestmark = pytest.mark.django_db
 
 
-def test_it_creates_the_four_variants_with_valid_options() -> None:
+def test_it_creates_the_five_variants_with_valid_options() -> None:
     assert sorted(Variant.objects.values_list("key", flat=True)) == sorted(VARIANTS)
     for v in Variant.objects.all():
         assert engine.validate_options(v.key, v.default_options) == v.default_options
@@ -49,7 +49,7 @@ def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
     seed = seed_of(hash(variant) % 1000)
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed)
     hand = match.hands.get()
-    alone = engine.Hand.from_deal(variant, engine.deal(seed), table.options, seed=seed)
+    alone = engine.Hand.from_seed(variant, seed, table.options)
     rng = random.Random(7)
     while True:
         hand.refresh_from_db()
@@ -291,7 +291,10 @@ def test_it_does_not_make_one_table_wait_for_another() -> None:
 
 def test_it_verifies_200_random_hands_and_catches_tampering() -> None:
     tables = {v: bot_table(v) for v in VARIANTS}
-    hands = [store_random_hand(tables[VARIANTS[i % 4]], seed_of(1000 + i), i) for i in range(200)]
+    hands = [
+        store_random_hand(tables[VARIANTS[i % len(VARIANTS)]], seed_of(1000 + i), i)
+        for i in range(200)
+    ]
     call_command("verify_hands")
     victim = hands[5]
     move = victim.moves.order_by("number")[1]
