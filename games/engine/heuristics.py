@@ -246,6 +246,12 @@ class Ranker(ByPhase):
         w = self.discard_weights
         opened = self.view["opened"][self.seat]
         base = self._open_potential(self.rack)
+        # A tile the rack's best melds leave out can go without changing them: the rest's
+        # potential is the rack's, as long as a tile is still left over to keep.
+        best = None if opened == "pairs" else solver.best_opening(self.rack, self.okey, self.wrap)
+        in_melds = Counter(
+            parse_tile(tok.split(":")[0]) for meld in (best.melds if best else ()) for tok in meld
+        )
         wanted = self._next_seat_wants() if self.strong else set()
         nxt = (self.seat + 1) % self.view["players"]
         # What the next seat threw away itself is the safest thing to hand it.
@@ -263,14 +269,18 @@ class Ranker(ByPhase):
                 cost += 5_000
             if self.strong and self.ident(t) in wanted:
                 cost += 300
-            loss = base - self._open_potential(rest)
+            if best is not None and not in_melds[t] and best.tiles_used < len(rest):
+                potential = base
+            else:
+                potential = self._open_potential(rest)
+            loss = base - potential
             cost += loss * w.loss
             # Dump high tiles first: they cost the most if a rival finishes.
             cost -= self.value(t) * (w.dump_opened if opened else w.dump_closed)
             if self.strong and opened is None:
                 cost -= self._draw_gain(rest) * w.draw_gain
                 # Plan against the bar: how far the rack would still be from opening now.
-                cost += max(0, bar - self._open_potential(rest)) * 2
+                cost += max(0, bar - potential) * 2
             elif opened is not None and w.loose:
                 cost -= 0 if any(near(x, [t], self.okey) for x in rest) else w.loose
             if self.strong and self.ident(t) in shed:
