@@ -54,6 +54,7 @@ PLAN: dict[str, tuple[int | None, int]] = {
     "duz": (None, 14),
     "okey51": (0, 12),
     "gobek17": (30, 16),
+    "okey101": (20, 14),
 }
 FETCH_EVERY = 10  # versions between two rounds of page fetches by every observer
 WAIT = 20.0
