@@ -21,7 +21,7 @@ from tests.play import bot_table, connect, seed_of, user_table
 from tests.users import make_user
 
 pytestmark = pytest.mark.django_db
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = list(engine.VARIANTS)
 
 
 def beat(at: Any) -> None:

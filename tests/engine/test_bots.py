@@ -6,11 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from games.engine import VARIANTS as ENGINE_VARIANTS
 from games.engine import Hand, deal, parse_tile
 from games.engine.bots import LEVELS, choose_moves, play_turn
 from games.engine.tiles import format_tile
 
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = list(ENGINE_VARIANTS)
 BOTS = Path(__file__).resolve().parents[2] / "games" / "engine" / "bots.py"
 
 
@@ -22,7 +23,7 @@ def seed(n: int) -> str:
 @pytest.mark.parametrize("level", LEVELS)
 def test_it_plays_whole_hands(variant: str, level: str) -> None:
     for n in range(2):
-        hand = Hand.from_deal(variant, deal(seed(n)))
+        hand = Hand.from_seed(variant, seed(n))
         rng = random.Random(n)
         while not hand.over:
             s = hand.turn

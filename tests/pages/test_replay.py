@@ -32,7 +32,7 @@ from tests.play import play_hand, seed_of, user_table
 from tests.users import make_user
 
 pytestmark = pytest.mark.django_db
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = list(engine.VARIANTS)
 TILE = re.compile(r"(?<![A-Za-z0-9])[RYBK](?:1[0-3]|[1-9])(?![0-9])")
 ROOT = Path(__file__).resolve().parent.parent.parent
 
@@ -65,14 +65,14 @@ def client_for(user: Any = None) -> Client:
 def engine_at(hand: Hand, step: int) -> engine.Hand:
     """The hand after ``step`` moves, rebuilt here from the seed and the Move rows alone."""
     table = hand.match.table
-    eng = engine.Hand.from_deal(
+    eng = engine.Hand.from_seed(
         table.variant.key,
-        engine.deal(hand.seed, table.players),
+        hand.seed,
         table.options,
+        players=table.players,
         starter=hand.starter,
         scores=hand.state["scores_before"],
         number=hand.number,
-        seed=hand.seed,
     )
     for m in hand.moves.order_by("number")[:step]:
         assert eng.play(m.seat, m.action).ok

@@ -61,7 +61,7 @@ def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
     assert 'data-sort="melds"' not in page  # on assisted tables only
 
 
-@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17"])
+@pytest.mark.parametrize("variant", engine.VARIANTS)
 def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
     variant: str,
 ) -> None:

@@ -19,14 +19,14 @@ from channels.db import database_sync_to_async
 from django.test import Client
 from django.urls import reverse
 
-from games import actions
+from games import actions, engine
 from games.models import Hand, Table
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, random_move, seed_of, user_table
 from tests.sockets import cookie_for, socket
 
 pytestmark = pytest.mark.django_db(transaction=True)
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = list(engine.VARIANTS)
 
 
 def played_table(variant: str, n: int) -> tuple[Table, list[Any], Hand]:
