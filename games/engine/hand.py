@@ -104,7 +104,16 @@ PUBLIC_KEYS = (
 )
 
 # What Hand.view(seat) adds for its own seat on top of the public view.
-PRIVATE_KEYS = ("seat", "has_tile", "must_draw", "taken", "rack", "can_take", "acted")
+PRIVATE_KEYS = (
+    "seat",
+    "has_tile",
+    "must_draw",
+    "must_finish",
+    "taken",
+    "rack",
+    "can_take",
+    "acted",
+)
 
 
 def normalise_move(move: Mapping[str, Any]) -> dict[str, Any]:
@@ -1049,6 +1058,8 @@ class Hand:
             "seat": seat,
             "has_tile": self.has_tile if on_turn else None,
             "must_draw": self.must_draw if on_turn else False,
+            # An opening below the bar: the seat's next move is its finishing discard.
+            "must_finish": self.must_finish == seat,
             "taken": (
                 format_tile(self.taken["tile"])
                 if self.taken and not self.taken["used"] and on_turn

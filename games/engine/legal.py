@@ -38,6 +38,8 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
         return out
     if view["must_draw"]:
         return ["draw"]
+    if view.get("must_finish"):
+        return ["discard"]
     taken_waiting = view["taken"] is not None
     if not rules.open_table:
         out.append("discard")

@@ -196,3 +196,13 @@ def test_the_bots_never_make_a_penalised_throw_while_another_tile_is_free(
             play_turn(functools.partial(hand.view, seat), play, level, rng)
         opened_some += sum(1 for o in hand.opened if o)
     assert opened_some  # the bots do open
+
+
+def test_after_an_opening_below_the_bar_the_only_legal_move_is_the_finishing_discard() -> None:
+    racks = [[engine.parse_tile(t) for t in EX6.split()], [0], [1], [2]]
+    hand = Hand.new("okey101", racks, [engine.parse_tile("K13")], engine.parse_tile("B4"))
+    offered = engine.assist(hand.view(0))["opening"]
+    assert hand.play(0, offered["move"]).ok
+    view = hand.view(0)
+    assert view["must_finish"] and not hand.view(1)["must_finish"]
+    assert engine.legal_actions(view) == ["discard"]

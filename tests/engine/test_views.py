@@ -54,7 +54,7 @@ PUBLIC = {
     "revealed",
     "took",
 }
-PRIVATE = {"seat", "has_tile", "must_draw", "taken", "rack", "can_take", "acted"}
+PRIVATE = {"seat", "has_tile", "must_draw", "must_finish", "taken", "rack", "can_take", "acted"}
 # The keys view(seat) returned before public_view existed: other code reads them.
 VIEW_BEFORE = {
     "variant",
