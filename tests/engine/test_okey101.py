@@ -206,3 +206,16 @@ def test_after_an_opening_below_the_bar_the_only_legal_move_is_the_finishing_dis
     view = hand.view(0)
     assert view["must_finish"] and not hand.view(1)["must_finish"]
     assert engine.legal_actions(view) == ["discard"]
+
+
+def test_an_okey101_hand_exports_as_a_seeded_scenario_that_replays_it() -> None:
+    from games.engine.export import scenario_of
+    from games.engine.scenario import check
+
+    rng = random.Random(9)
+    hand = Hand.from_seed("okey101", "ef" * 32, {"partners": True})
+    while not hand.over:
+        play_random_turn(hand, rng)
+    scenario = scenario_of(hand, "exported")
+    _result, diffs = check(scenario)
+    assert diffs == []
