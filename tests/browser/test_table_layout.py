@@ -117,6 +117,7 @@ def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") ->
         ("okey51", 8, "en"),
         ("okey51", 8, "tr"),
         ("gobek17", 0, "en"),
+        ("okey101", 4, "tr"),
     ],
 )
 def test_mid_hand_everything_a_player_needs_is_on_one_screen(
