@@ -26,12 +26,15 @@ def dealt(hand: Hand) -> engine.Hand:
     table = hand.match.table
     previous = Hand.objects.filter(match=hand.match, number=hand.number - 1).only("state").first()
     scores = (previous.state.get("result") or {}).get("scores") if previous is not None else None
+    # Void hands before it (okey101) count for nothing: its number counts them, its match not.
+    voided = Hand.objects.filter(match=hand.match, number__lt=hand.number, ending="void").count()
     rules = engine.Match(
         table.variant.key,
         table.options,
         table.players,
         scores=scores or None,
         dealt=hand.number - 1,
+        voided=voided,
     )
     return rules.deal_hand(hand.seed, starter=hand.starter)
 
