@@ -102,6 +102,29 @@ def check_the_end(pages: list[Any], eng: engine.Hand, users: list[Any]) -> None:
             assert Counter(revealed(page, seat)) == Counter(result["revealed"][seat])
 
 
+def play_by_clicks(
+    server: DaphneServer,
+    pages: list[Any],
+    hand: Hand,
+    eng: engine.Hand,
+    moves: list[tuple[int, dict[str, Any]]],
+    users: list[Any],
+    shots: Path,
+) -> None:
+    """The script's moves by clicks on the seats' pages, then the end checked on every page
+    and in the stored hand; screenshots at the start and the end (``shots``-start.png ...)."""
+    pages[0].screenshot(path=f"{shots}-start-desktop.png", full_page=True)
+    replay(pages, moves, hand.engine_hand())
+    check_the_end(pages, eng, users)
+    pages[0].screenshot(path=f"{shots}-hand-over-desktop.png", full_page=True)
+    stored = Hand.objects.get(pk=hand.pk)
+    assert stored.status == Hand.Status.FINISHED and stored.version == len(moves)
+    assert stored.hand_scores == eng.public_view()["result"]["hand_scores"]
+    for page in pages:
+        assert page.okey_errors == []
+    assert not server.errors(), server.output_of_this_test()
+
+
 def test_four_players_play_an_okey51_hand_with_opening_and_feeding(
     daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
 ) -> None:
@@ -112,19 +135,7 @@ def test_four_players_play_an_okey51_hand_with_opening_and_feeding(
     assert kinds["open"] >= 2 and kinds["add"] >= 2, kinds  # the script opens and feeds
     assert eng.public_view()["result"]["ending"] == "finish"
     pages = seated_pages(chromium, daphne_live_server, table, users)
-    pages[0].screenshot(path=str(artifacts / "okey51-start-desktop.png"), full_page=True)
-
-    check = hand.engine_hand()
-    replay(pages, moves, check)
-
-    check_the_end(pages, eng, users)
-    pages[0].screenshot(path=str(artifacts / "okey51-hand-over-desktop.png"), full_page=True)
-    stored = Hand.objects.get(pk=hand.pk)
-    assert stored.status == Hand.Status.FINISHED and stored.version == len(moves)
-    assert stored.hand_scores == eng.public_view()["result"]["hand_scores"]
-    for page in pages:
-        assert page.okey_errors == []
-    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+    play_by_clicks(daphne_live_server, pages, hand, eng, moves, users, artifacts / "okey51")
 
 
 def test_four_players_play_an_okey101_hand_with_openings_adds_and_swaps(
@@ -141,19 +152,7 @@ def test_four_players_play_an_okey101_hand_with_openings_adds_and_swaps(
     assert eng.public_view()["result"]["ending"] == "finish"
     pages = seated_pages(chromium, daphne_live_server, table, users)
     assert len(ui.rack_tiles(pages[0])) == 22 and len(ui.rack_tiles(pages[1])) == 21
-    pages[0].screenshot(path=str(artifacts / "okey101-start-desktop.png"), full_page=True)
-
-    check = hand.engine_hand()
-    replay(pages, moves, check)
-
-    check_the_end(pages, eng, users)
-    pages[0].screenshot(path=str(artifacts / "okey101-hand-over-desktop.png"), full_page=True)
-    stored = Hand.objects.get(pk=hand.pk)
-    assert stored.status == Hand.Status.FINISHED and stored.version == len(moves)
-    assert stored.hand_scores == eng.public_view()["result"]["hand_scores"]
-    for page in pages:
-        assert page.okey_errors == []
-    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+    play_by_clicks(daphne_live_server, pages, hand, eng, moves, users, artifacts / "okey101")
 
 
 def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
