@@ -30,7 +30,7 @@ from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import actions, policy
-from games.engine.bots import DEFAULT_BUDGET_MS, choose_moves
+from games.engine.bots import DEFAULT_BUDGET_MS, moves_in_order
 from games.models import Hand, Match, Seat, Table
 
 log = logging.getLogger(__name__)
@@ -160,7 +160,7 @@ def play_turn(
             return played
         view = hand.view_for(seat)
         rng = random.Random(f"{hand_id}-{hand.version}")
-        for move in choose_moves(view, level, rng, think_ms or DEFAULT_BUDGET_MS):
+        for move in moves_in_order(view, level, rng, think_ms or DEFAULT_BUDGET_MS):
             try:
                 actions.play(hand, seat, move, by=by, expected_version=hand.version, level=level)
             except actions.StaleVersion:

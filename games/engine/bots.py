@@ -15,13 +15,15 @@
 
 :func:`choose_moves` returns moves in order of preference; the caller tries them in turn (the
 engine is the judge) — the last ones (a discard, or giving a taken tile back) are always legal.
+:func:`moves_in_order` yields the same moves lazily, for a caller that stops at the first
+accepted one.
 :func:`play_turn` plays a whole turn that way.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from .expert import DEFAULT_BUDGET_MS, expert_moves
@@ -72,7 +74,7 @@ def play_turn(
     for _ in range(limit):
         if view["result"]["over"] or view["turn"] != seat:
             return played
-        for move in choose_moves(view, level, rng, budget_ms):
+        for move in moves_in_order(view, level, rng, budget_ms):
             if play(move):
                 played.append(move)
                 break
@@ -82,7 +84,19 @@ def play_turn(
     raise RuntimeError("the bot's turn did not end")
 
 
+def moves_in_order(
+    view: View, level: str, rng: random.Random, budget_ms: float | None
+) -> Iterator[Move]:
+    """:func:`choose_moves`'s moves in its order; greedy and strong rank an open variant's
+    discards only when no table play before them was accepted (the same moves, sooner)."""
+    if level in ("greedy", "strong"):
+        moves = candidate_moves(view)
+        yield from Ranker(view, level == "strong").lazily(moves)
+        return
+    yield from choose_moves(view, level, rng, budget_ms)
+
+
 # ---------------------------------------------------------------------------------------------
 
 
-__all__ = ["LEVELS", "choose_moves", "play_turn", "pairs_in"]
+__all__ = ["LEVELS", "choose_moves", "moves_in_order", "play_turn", "pairs_in"]

@@ -6,7 +6,7 @@ moves with it for those levels; ``expert`` uses it too, for the open variants' t
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -205,6 +205,24 @@ class Ranker(ByPhase):
 
     # open variants
     def rank_open(self, moves: list[Move]) -> list[Move]:
+        plays, discards = self.rank_open_plays(moves)
+        return plays + (self.rank_open_discards(discards) if discards is not None else [])
+
+    def lazily(self, moves: list[Move]) -> Iterator[Move]:
+        """:meth:`ranked`'s moves in the same order, the open variants' discards ranked only
+        when every table play before them was refused (ranking them asks the solver for each
+        tile; a turn of table plays would rank them after every play for nothing)."""
+        if not self.view["has_tile"] or not self.open_variant:
+            yield from self.ranked(moves)
+            return
+        plays, discards = self.rank_open_plays(moves)
+        yield from plays
+        if discards is not None:
+            yield from self.rank_open_discards(discards)
+
+    def rank_open_plays(self, moves: list[Move]) -> tuple[list[Move], list[Move] | None]:
+        """The table plays best first (then giving back a taken tile), and the discards to
+        rank after them (None while a taken tile waits: it cannot be discarded)."""
         opened = self.view["opened"][self.seat]
         taken = self.view["taken"]
         plays: list[tuple[float, Move]] = []
@@ -234,13 +252,12 @@ class Ranker(ByPhase):
             using = [p for p in plays if _mentions(p[1], t)]
             rest = [p for p in plays if not _mentions(p[1], t)]
             ordered = sorted(using, key=lambda p: p[0]) + sorted(rest, key=lambda p: p[0])
-            return [m for _, m in ordered] + [m for m in moves if m["do"] == "give_back"]
+            return [m for _, m in ordered] + [m for m in moves if m["do"] == "give_back"], None
         if opened is None:
             # Open as soon as possible; otherwise keep building.
             plays = [p for p in plays if p[1]["do"] == "open"]
         plays.sort(key=lambda p: p[0])
-        discards = [m for m in moves if m["do"] == "discard"]
-        return [m for _, m in plays] + self.rank_open_discards(discards)
+        return [m for _, m in plays], [m for m in moves if m["do"] == "discard"]
 
     def rank_open_discards(self, discards: list[Move]) -> list[Move]:
         w = self.discard_weights

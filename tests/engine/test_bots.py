@@ -113,3 +113,31 @@ def test_greedy_finishes_a_closed_hand_when_it_can() -> None:
     first = choose_moves(hand.view(0), "greedy")[0]
     assert first["do"] == "finish"
     assert hand.play(0, first).ok
+
+
+@pytest.mark.parametrize("variant", ["okey51", "gobek17", "okey101"])
+def test_the_lazy_order_is_the_ranked_order(variant: str) -> None:
+    """play_turn takes greedy and strong moves lazily (the discards ranked only when reached):
+    the same moves in the same order as choose_moves."""
+    from games.engine.heuristics import Ranker
+    from games.engine.selfplay import candidate_moves
+
+    compared = 0
+    for n in range(3):
+        hand = Hand.from_seed(variant, seed(n + 40))
+        rng = random.Random(n)
+        while not hand.over and compared < 120:
+            view = hand.view(hand.turn)
+            moves = candidate_moves(view)
+            for strong in (False, True):
+                ranker = Ranker(view, strong)
+                assert list(ranker.lazily(moves)) == ranker.ranked(moves)
+            compared += 1
+            turn(hand, rng)
+    assert compared
+
+
+def turn(hand: Hand, rng: random.Random) -> None:
+    """The seat on turn's whole turn, greedy."""
+    seat = hand.turn
+    play_turn(lambda: hand.view(seat), lambda m: hand.play(seat, m).ok, "greedy", rng)
