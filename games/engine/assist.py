@@ -199,10 +199,9 @@ def opening(
     if not rules_for(view["variant"]).open_table or view["opened"][seat] is not None or not rack:
         return None
     found = best if best is not None else solver.best_opening(rack, okey, wrap)
-    rules = rules_for(view["variant"])
     # Below the bar, an opening that leaves one tile to throw (okey101's option).
-    from_hand = bool(rules.from_hand_option and view["options"].get(rules.from_hand_option))
-    last_tile = from_hand and found.tiles_used == len(rack) - 1
+    rules = rules_for(view["variant"])
+    last_tile = rules.opens_below_bar(view["options"], len(rack), found.tiles_used)
     if found.melds and (found.reaches(int(view["opening_bar"])) or last_tile):
         groups = [list(m) for m in found.melds]
         return {

@@ -512,7 +512,6 @@ class Hand:
                 "from": thrower,
                 "penalty": penalty_at,
                 "used": False,
-                "opened": self.opened[seat] is not None,
             }
         return events
 
@@ -718,7 +717,7 @@ class Hand:
             total = sum(m.value(self.okey) for m in melds)
             bar = self.opening_bar()
             if total < bar:
-                if not self._from_hand_below_bar(seat, tiles):
+                if not self.rules.opens_below_bar(self.options, len(self.racks[seat]), len(tiles)):
                     raise MoveError("below_opening_bar", f"melds total {total}; {bar} needed")
                 self.must_finish = seat
             ids = self._put_on_table(seat, seat, melds)
@@ -753,22 +752,16 @@ class Hand:
         return events
 
     def _need_taken_in_opening(self, tiles: Sequence[int]) -> None:
-        """Where the rules say so, a seat that took the discard before opening opens with it."""
+        """Where the rules say so, a seat that took the discard before opening (``open`` is
+        only ever an unopened seat's move) opens with it."""
         taken = self.taken
         if not self.rules.take_into_opening or not taken or taken["used"]:
             return
-        if not taken.get("opened") and taken["tile"] not in tiles:
+        if taken["tile"] not in tiles:
             raise MoveError(
                 "taken_tile_not_used",
                 f"the taken {format_tile(taken['tile'])} must be in the opening",
             )
-
-    def _from_hand_below_bar(self, seat: int, tiles: Sequence[int]) -> bool:
-        """Whether an opening below the bar is accepted because it leaves one tile to throw."""
-        option = self.rules.from_hand_option
-        return bool(option and self.options.get(option)) and (
-            len(self.racks[seat]) - len(tiles) == 1
-        )
 
     def _lay(self, seat: int, move: Mapping[str, Any]) -> list[Event]:
         self._need_table_turn(seat)

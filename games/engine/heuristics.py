@@ -262,10 +262,10 @@ class Ranker(ByPhase):
     def rank_open_discards(self, discards: list[Move]) -> list[Move]:
         w = self.discard_weights
         opened = self.view["opened"][self.seat]
-        base = self._open_potential(self.rack)
         # A tile the rack's best melds leave out can go without changing them: the rest's
         # potential is the rack's, as long as a tile is still left over to keep.
         best = None if opened == "pairs" else solver.best_opening(self.rack, self.okey, self.wrap)
+        base = best.total if best is not None else self._open_potential(self.rack)
         in_melds = Counter(
             parse_tile(tok.split(":")[0]) for meld in (best.melds if best else ()) for tok in meld
         )

@@ -81,11 +81,8 @@ def candidate_moves(view: Mapping[str, Any]) -> list[Move]:
     pairs_rows = [other for other, how in enumerate(view["opened"]) if how == "pairs"]
     if opened is None:
         opening = solver.best_opening(rack, okey, wrap)
-        laid = sum(len(m) for m in opening.melds)
-        from_hand = bool(rules.from_hand_option and view["options"].get(rules.from_hand_option))
-        if opening.melds and (
-            opening.reaches(view["opening_bar"]) or (from_hand and laid == len(rack) - 1)
-        ):
+        below_bar = rules.opens_below_bar(view["options"], len(rack), opening.tiles_used)
+        if opening.melds and (opening.reaches(view["opening_bar"]) or below_bar):
             moves.append({"do": "open", "melds": [list(m) for m in opening.melds]})
         pairs = pairs_in(rack, okey)
         keep = min(len(pairs), (len(rack) - 1) // 2)

@@ -127,6 +127,12 @@ class Rules:
             return max(self.melds_bar, hand.best_melds_opening + 1)
         return self.melds_bar
 
+    def opens_below_bar(self, options: Mapping[str, Any], rack_size: int, laid: int) -> bool:
+        """Whether an opening below the bar that lays ``laid`` of a ``rack_size``-tile rack is
+        accepted: it leaves one tile to throw, and the table's ``from_hand_option`` is on."""
+        option = self.from_hand_option
+        return bool(option and options.get(option)) and rack_size - laid == 1
+
     def pairs_needed(self, hand: Hand) -> int:
         """How many pairs a pairs opening needs now."""
         if self._raises(self.pairs_raise, hand.options) and hand.best_pairs_opening:
