@@ -68,18 +68,28 @@ def watch_errors(page: Any) -> None:
 
 
 def open_table(page: Any, server: Any, table_id: int) -> None:
-    """Open the table page and wait until its socket is live (the first frame has arrived)."""
+    """Open the table page and wait until its socket is live and its first frame has arrived
+    (that frame draws the seat's rack again: a tile pressed while it is swapped in, between the
+    button's press and release, would not be selected)."""
     page.add_init_script(
         "document.addEventListener('htmx:wsOpen', () => { window.__okeySocketOpen = true; });"
     )
     page.goto(f"{server.url}/tables/{table_id}/")
     wait_for_socket(page)
+    wait_for_first_frame(page)
 
 
 def wait_for_socket(page: Any) -> None:
     """Wait until the table page's socket is open (after :func:`open_table`, a reload too: the
     page's script has set up its keys and buttons by then)."""
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
+
+
+def wait_for_first_frame(page: Any) -> None:
+    """Wait for the socket's first frame (pages without the frame log go on at once)."""
+    page.wait_for_function(
+        "() => window.__okeyFrames === undefined || window.__okeyFrames.some(f => /^\\d/.test(f))"
+    )
 
 
 def wait_for_rack_frame(page: Any) -> None:
