@@ -54,7 +54,10 @@ document.addEventListener("htmx:wsBeforeMessage", (e) => {
   window.__okeyFrames.push((v ? v[1] : "-") + (m.includes('id="rack-area"') ? "+rack" : "")
     + (m.includes('id="move-error"') ? "+error" : ""));
 });
-document.addEventListener("htmx:wsOpen", () => window.__okeyFrames.push("open"));
+document.addEventListener("htmx:wsOpen", () => {
+  window.__okeySocketOpen = true;
+  window.__okeyFrames.push("open");
+});
 document.addEventListener("htmx:wsClose", () => window.__okeyFrames.push("close"));
 """
 

@@ -648,10 +648,48 @@ def best_opening(tiles: Sequence[int], okey: int, wrap: bool) -> Opening:
     return _best_opening_all(tiles, okey, wrap, keep_one=True)
 
 
+_SetOption = tuple[tuple[int, int, int, int], int, int, tuple[tuple[int, int], ...]]
+
+
+@cache
+def _opening_set_options(
+    signature: tuple[int, int, int, int], high: bool, wilds: int
+) -> tuple[_SetOption, ...]:
+    """One number's set choices for an opening with at most ``wilds`` wilds, "no set" first.
+    Below 11, a set of one real tile and two wilds is left out: a run through that tile is
+    worth at least as much."""
+    return tuple(
+        o
+        for o in set_options(signature, 1, "all")
+        if o[1] <= wilds and (high or not any(bin(m).count("1") == 1 for m, _ in o[3]))
+    )
+
+
+_colour_memo: dict[tuple[int, int, bool, bool], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
+
+
+def _colour_runs(
+    v13: int, k: int, keep: bool, wrap: bool
+) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+    """:func:`_open_runs` of one colour, the best of its wrap variants (1 as 14 too)."""
+    key = (v13, k, keep, wrap)
+    r = _colour_memo.get(key)
+    if r is None:
+        r = max((_open_runs(v, k, keep) for v in _wrap_variants(v13, wrap)), key=lambda x: x[0])
+        _colour_memo[key] = r
+    return r
+
+
 def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: bool) -> Opening:
     p = prepare(tiles, okey)
     vecs = list(p.vecs)
-    numbers = [n for n in range(1, 14) if any(_signature(vecs, n))]
+    # The numbers where a set is possible at all, with their choices; elsewhere "no set" is
+    # the only choice and the search need not stop there.
+    levels = []
+    for n in range(1, 14):
+        options = _opening_set_options(_signature(vecs, n), n >= 11, p.wilds)
+        if len(options) > 1:
+            levels.append((2 * (n - 1), n, options))
     best_total = [-1]
     RunPlan = list[tuple[tuple[int, int, int], ...]]
     best_plan: list[tuple[Path, RunPlan]] = []
@@ -660,42 +698,39 @@ def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: boo
     def leaf(wilds: int, set_value: int) -> None:
         # Hand the wilds to colours for runs; one tile must stay in the rack: a wild nobody
         # was handed, or a real tile one colour leaves out.
+        plain_by = [
+            [_colour_runs(vecs[c], k, False, wrap) for k in range(wilds + 1)] for c in range(4)
+        ]
+        kept_by = (
+            [[_colour_runs(vecs[c], k, True, wrap) for k in range(wilds + 1)] for c in range(4)]
+            if keep_one
+            else None
+        )
         for split in _splits(wilds, 4):
-            plain = []
-            kept = []
-            for c in range(4):
-                variants = _wrap_variants(vecs[c], wrap)
-                plain.append(max((_open_runs(v, split[c]) for v in variants), key=lambda x: x[0]))
-                if keep_one:
-                    kept.append(
-                        max((_open_runs(v, split[c], True) for v in variants), key=lambda x: x[0])
-                    )
-            base = set_value + sum(x[0] for x in plain)
-            choices: list[tuple[int, RunPlan]] = []
+            plain = [plain_by[c][split[c]] for c in range(4)]
+            base = set_value + plain[0][0] + plain[1][0] + plain[2][0] + plain[3][0]
             if not keep_one or sum(split) < wilds:
-                choices.append((base, [x[1] for x in plain]))
-            for c in range(len(kept)):
-                if kept[c][0] > NEG:
-                    total = base - plain[c][0] + kept[c][0]
-                    runs = [x[1] for x in plain]
-                    runs[c] = kept[c][1]
-                    choices.append((total, runs))
-            for total, runs in choices:
-                if total > best_total[0]:
-                    best_total[0] = total
-                    best_plan[:] = [(list(path), runs)]
+                if base > best_total[0]:
+                    best_total[0] = base
+                    best_plan[:] = [(list(path), [x[1] for x in plain])]
+            if kept_by is not None:
+                for c in range(4):
+                    kept = kept_by[c][split[c]]
+                    if kept[0] > NEG:
+                        total = base - plain[c][0] + kept[0]
+                        if total > best_total[0]:
+                            runs = [x[1] for x in plain]
+                            runs[c] = kept[1]
+                            best_total[0] = total
+                            best_plan[:] = [(list(path), runs)]
 
     def walk(at: int, wilds: int, set_value: int) -> None:
-        if at == len(numbers):
+        if at == len(levels):
             leaf(wilds, set_value)
             return
-        n = numbers[at]
-        sh = 2 * (n - 1)
-        for taken, w, _th, sets in set_options(_signature(vecs, n), 1, "all"):
+        sh, n, options = levels[at]
+        for taken, w, _th, sets in options:
             if w > wilds:
-                continue
-            if sets and any(bin(m).count("1") == 1 for m, _ in sets) and n < 11:
-                # One real tile and two wilds: a run through it is worth at least as much.
                 continue
             for c in range(4):
                 vecs[c] -= taken[c] << sh

@@ -198,6 +198,8 @@ def test_practice_with_bots_reaches_the_end_of_a_hand(
     page.locator(f'[data-action="practice"][data-variant="{variant}"]').click()
     page.wait_for_url("**/tables/*/")
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+    ui.wait_for_socket(page)
+    ui.wait_for_first_frame(page)
     assert ui.state(page)["seat"] == "0"
 
     while not page.locator("[data-hand-over]").count():
