@@ -24,7 +24,7 @@ The root element is ``<span class="tile ..." data-tile="...">``: ``data-tile`` i
 as given ("F" for a fake, the wild okey its own code, a meld token with its suffix). Classes:
 ``tile-R`` / ``tile-Y`` / ``tile-B`` / ``tile-K`` (colour; none for a fake), ``tile-fake``,
 ``tile-wild``, ``tile-has-as`` (shows a "= X" hint). The aria-label and the title say the tile
-in words ("red 5", "fake okey", "okey (black 7)"), in translatable strings. Styles:
+in words ("red 5", "fake okey", "okey, black 7"), in translatable strings. Styles:
 ``static/css/site.css``, "Tiles". ``tests/pages/test_tiles.py`` checks this contract."""
 
 from __future__ import annotations
@@ -57,14 +57,14 @@ def _label(kind: str, colour: str, number: str, as_tile: str) -> str:
         return gettext("fake okey")
     if kind == "wild":
         if as_tile:
-            text = gettext("okey (%(colour)s %(number)s) standing for %(as_colour)s %(as_number)s")
+            text = gettext("okey, %(colour)s %(number)s, standing for %(as_colour)s %(as_number)s")
             return text % {
                 "colour": colour,
                 "number": number,
                 "as_colour": as_colour,
                 "as_number": as_number,
             }
-        return gettext("okey (%(colour)s %(number)s)") % {"colour": colour, "number": number}
+        return gettext("okey, %(colour)s %(number)s") % {"colour": colour, "number": number}
     return gettext("%(colour)s %(number)s") % {"colour": colour, "number": number}
 
 

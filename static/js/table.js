@@ -388,6 +388,7 @@
     if (typeof message === "string" && message.indexOf('id="move-error"') >= 0) leaving = false;
     if (typeof message === "string" && message.indexOf('id="table-live"') >= 0) {
       if (leaving && live() && live().dataset.seat === "") {
+        leaving = false; // once: a second assign would abort the first navigation
         window.location.assign("/");
         return;
       }

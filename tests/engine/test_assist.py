@@ -15,6 +15,7 @@ from games.engine import Hand, assist, deal, format_tile, parse_tile, read_meld
 from games.engine import layout as rack_layout
 from games.engine.assist import best_groups
 from games.engine.selfplay import candidate_moves
+from games.engine.variants import rules_for
 
 FUZZ = bool(os.environ.get("OKEY_FUZZ"))
 INDICATOR = "Y5"  # the okey is Y6
@@ -27,8 +28,10 @@ def hand_with(
     options: dict[str, Any] | None = None,
     seed: str | None = None,
 ) -> Hand:
-    """A 4-seat hand, seat 0 starting with 15 tiles, the given racks as written and the other
-    seats and the pile filled from the rest of the box (deterministically); the okey is Y6."""
+    """A 4-seat hand, seat 0 starting (15 tiles, 22 in okey101), the given racks as written and
+    the other seats and the pile filled from the rest of the box (deterministically); the okey
+    is Y6."""
+    first, others = rules_for(variant).rack_sizes
     box = Counter({format_tile(t): 2 for t in range(53)})
     box[INDICATOR] -= 1
     for rack in racks.values():
@@ -40,7 +43,7 @@ def hand_with(
     for seat in range(4):
         rack = racks.get(seat)
         if rack is None:
-            size = 15 if seat == 0 else 14
+            size = first if seat == 0 else others
             rack, rest = rest[:size], rest[size:]
         full.append([parse_tile(t) for t in rack])
     pile = [parse_tile(t) for t in rest]

@@ -96,8 +96,9 @@ def test_the_wild_okey_carries_its_own_code_and_a_gold_okey_mark() -> None:
     assert attr(html, "data-tile") == "B7"
     assert {"tile-wild", "tile-B"} <= classes(html)
     assert "tile-fake" not in classes(html)
-    assert attr(html, "aria-label") == "okey (blue 7)"
-    assert 'class="tile-okey"' in html
+    assert attr(html, "aria-label") == "okey, blue 7"
+    # The mark is drawn from data-mark: the visible text of the tile is its number alone.
+    assert 'class="tile-okey" data-mark="okey"' in html
     # The same tile under another okey is ordinary, and the other copy colour is not wild.
     assert "tile-wild" not in classes(tile("B7", "R7"))
     assert "tile-wild" not in classes(tile("B7"))
@@ -110,9 +111,9 @@ def test_fake_and_wild_look_different_from_each_other() -> None:
 @pytest.mark.parametrize(
     ("token", "own", "stands", "label"),
     [
-        ("B7:R2", "tile-B", "R", "okey (blue 7) standing for red 2"),
-        ("K13:Y12", "tile-K", "Y", "okey (black 13) standing for yellow 12"),
-        ("R1:B13", "tile-R", "B", "okey (red 1) standing for blue 13"),
+        ("B7:R2", "tile-B", "R", "okey, blue 7, standing for red 2"),
+        ("K13:Y12", "tile-K", "Y", "okey, black 13, standing for yellow 12"),
+        ("R1:B13", "tile-R", "B", "okey, red 1, standing for blue 13"),
     ],
 )
 def test_a_meld_token_shows_what_the_wild_okey_stands_for(
