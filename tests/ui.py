@@ -195,8 +195,12 @@ def arrange(page: Any, want: list[str | None]) -> None:
         now = rack_layout(page)
         if now[i] == code:
             continue
-        if now[i] is not None:  # make room: park the tile in a slot nobody needs
-            spare = next(j for j in range(SLOTS) if now[j] is None and (want[j] is None or j < i))
+        if now[i] is not None:  # make room: park the tile in a slot nobody needs (on a full
+            # rack, in a later slot: its turn comes after this one)
+            empty = [j for j in range(SLOTS) if now[j] is None]
+            spare = next((j for j in empty if want[j] is None or j < i), None)
+            if spare is None:
+                spare = next(j for j in empty if j > i)
             drag_tile(page, i, spare)
             now = rack_layout(page)
         # Any copy of the tile that is not already in its place (places before i are done).

@@ -16,7 +16,7 @@ from games.engine.belief import Belief
 from games.engine.bots import choose_moves, play_turn
 from games.engine.expert import expert_moves
 
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = ["classic", "duz", "okey51", "gobek17", "okey101"]
 ENGINE = Path(__file__).resolve().parents[2] / "games" / "engine"
 
 

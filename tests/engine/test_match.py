@@ -26,7 +26,7 @@ def test_start_scores_count_down_from_the_option_in_classic_only() -> None:
     assert engine.start_scores("classic", engine.default_options("classic"), 2) == [20, 20]
     plus_minus = {"scoring": "plus_minus", "start_score": 7}
     assert engine.start_scores("classic", plus_minus, 4) == [0] * 4
-    for variant in ("duz", "okey51", "gobek17"):
+    for variant in ("duz", "okey51", "gobek17", "okey101"):
         assert engine.start_scores(variant, engine.default_options(variant), 4) == [0] * 4
 
 
@@ -36,6 +36,7 @@ def test_planned_hands_are_the_hands_option_where_it_ends_the_match() -> None:
     assert engine.planned_hands("duz", engine.default_options("duz")) is None
     assert engine.planned_hands("okey51", {"hands": 3}) == 3
     assert engine.planned_hands("gobek17", {"hands": 7}) == 7
+    assert engine.planned_hands("okey101", {"hands": 11}) == 11
     assert engine.idle_options("classic", {"scoring": "countdown"}) == {"hands"}
     assert engine.idle_options("classic", {"scoring": "plus_minus"}) == {"start_score"}
     assert engine.idle_options("okey51", {"hands": 3}) == set()
@@ -55,7 +56,7 @@ def test_classic_ranks_the_highest_total_first_the_others_the_lowest() -> None:
     assert engine.higher_is_better("classic")
     assert engine.ranking("classic", totals) == [2, 0, 3, 1]
     assert engine.leaders("classic", totals) == [2]
-    for variant in ("duz", "okey51", "gobek17"):
+    for variant in ("duz", "okey51", "gobek17", "okey101"):
         assert not engine.higher_is_better(variant)
         assert engine.ranking(variant, totals) == [1, 0, 3, 2]
         assert engine.leaders(variant, totals) == [1]

@@ -14,6 +14,7 @@ from games.engine import (
     PUBLIC_KEYS,
     Hand,
     deal,
+    default_options,
     normalise_move,
     parse_tile,
     run_scenario,
@@ -23,7 +24,7 @@ from games.engine.tiles import format_tile
 
 ROOT = Path(__file__).resolve().parents[2]
 SCENARIOS = sorted((ROOT / "tests" / "scenarios").glob("*.json"))
-VARIANTS = ["classic", "duz", "okey51", "gobek17"]
+VARIANTS = ["classic", "duz", "okey51", "gobek17", "okey101"]
 SEEDS = ["5a" * 32, "c3" * 32, "0123456789abcdef" * 4]
 
 # Adding a key to the public view is a conscious act: add it here too.
@@ -138,8 +139,9 @@ def test_the_public_view_shows_no_rack_pile_taken_tile_or_early_seed(
     variant: str, seed: str
 ) -> None:
     players = 3 if variant == "classic" and seed == SEEDS[2] else 4
-    options = {"partners": True} if variant in ("okey51", "gobek17") and seed == SEEDS[1] else {}
-    hand = Hand.from_deal(variant, deal(seed, players), options, seed=seed)
+    teams = "partners" in default_options(variant) and seed == SEEDS[1]
+    options = {"partners": True} if teams else {}
+    hand = Hand.from_seed(variant, seed, options, players=players)
     assert hand.commitment
     check_public(hand)
     rng = random.Random(seed)
@@ -255,7 +257,7 @@ def test_junk_keys_change_no_scenario(path: Path) -> None:
 def test_a_hand_played_with_junk_keys_logs_normalised_moves_and_replays(variant: str) -> None:
     rng = random.Random(variant)
     seed = f"{rng.getrandbits(256):064x}"
-    hand = Hand.from_deal(variant, deal(seed), seed=seed)
+    hand = Hand.from_seed(variant, seed)
     while not hand.over:
         seat = hand.turn
         moves = candidate_moves(hand.view(seat))

@@ -407,7 +407,7 @@ def test_the_leagues_index_lists_seasons_and_leaderboards() -> None:
     page = Client().get(reverse("leagues")).content.decode()
     assert "Ankara" in page and f'data-season="{season.pk}"' in page
     assert reverse("season_standings", args=[league.pk, season.pk]) in page
-    for key in ("classic", "duz", "okey51", "gobek17"):
+    for key in ("classic", "duz", "okey51", "gobek17", "okey101"):
         assert reverse("leaderboard", args=[key]) in page
     assert reverse("leagues") in Client().get(reverse("lobby")).content.decode()
 

@@ -30,6 +30,7 @@ import json
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from html.parser import HTMLParser
 from typing import Any
 
@@ -197,7 +198,10 @@ class _Zones(HTMLParser):
         return "elsewhere", None
 
 
+@lru_cache(maxsize=4096)
 def parse(text: str) -> Parsed:
+    """The text's tile elements by zone (cached: the same frame reaches several observers, and
+    the checker's own test reads frames again; a Parsed is never changed after)."""
     parser = _Zones()
     parser.feed(text)
     parser.close()

@@ -83,6 +83,7 @@ VARIANTS = [
     ("duz", 4),
     ("okey51", 4),
     ("gobek17", 4),
+    ("okey101", 4),
     ("classic", 2),
     ("classic", 3),
 ]

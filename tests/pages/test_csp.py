@@ -206,7 +206,7 @@ def site_pages() -> list[tuple[str, Client, str]]:
         ("password change", finisher, reverse("password_change")),
         ("admin login", anonymous, "/admin/login/"),
     ]
-    for variant in ("classic", "duz", "okey51", "gobek17"):
+    for variant in ("classic", "duz", "okey51", "gobek17", "okey101"):
         pages.append((f"rules of {variant}", anonymous, reverse("rules", args=[variant])))
     boss = client_for(staff)
     pages.append(("admin index", boss, "/admin/"))
