@@ -71,7 +71,10 @@ def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option() -> 
                 reverse("hand_replay", args=[first.pk]),
                 reverse("hand_verify", args=[first.pk]),
                 reverse("rules_index"),
-                *[reverse("rules", args=[v]) for v in ("classic", "duz", "okey51", "gobek17", "okey101")],
+                *[
+                    reverse("rules", args=[v])
+                    for v in ("classic", "duz", "okey51", "gobek17", "okey101")
+                ],
                 reverse("profile", args=[users[0].get_username()]),
                 reverse("leaderboard", args=["okey51"]),
             )
