@@ -73,7 +73,7 @@ def expected(user: Any, variant: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.parametrize("variant", ["okey51", "duz"])
+@pytest.mark.parametrize("variant", ["okey51", "duz", "okey101"])
 def test_it_counts_each_variant_from_the_stored_hands(variant: str) -> None:
     first, users = play_out(variant, 1)
     assert first.status == Match.Status.FINISHED
@@ -91,7 +91,7 @@ def test_it_counts_each_variant_from_the_stored_hands(variant: str) -> None:
     assert got["opened"] == len(want["opened"])
     if want["opened"]:
         assert got["open_turn"] == round(sum(want["opened"]) / len(want["opened"]), 1)
-    assert got["open_variant"] == (variant == "okey51")
+    assert got["open_variant"] == (variant in ("okey51", "okey101"))
 
 
 def test_a_live_hand_does_not_count_yet_and_other_players_are_apart() -> None:
