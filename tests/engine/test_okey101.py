@@ -219,3 +219,88 @@ def test_an_okey101_hand_exports_as_a_seeded_scenario_that_replays_it() -> None:
     scenario = scenario_of(hand, "exported")
     _result, diffs = check(scenario)
     assert diffs == []
+
+
+def rigged(racks: list[str], pile: str, indicator: str = "B4") -> Hand:
+    """An okey101 hand with these racks (seat 0 starts) and pile, top first."""
+    return Hand.new(
+        "okey101",
+        [[engine.parse_tile(t) for t in r.split()] for r in racks],
+        [engine.parse_tile(t) for t in pile.split()],
+        engine.parse_tile(indicator),
+    )
+
+
+def penalties(result: Any) -> list[tuple[int, str]]:
+    assert result.ok, result.error
+    return [(e["seat"], e["reason"]) for e in result.events if e["type"] == "penalty"]
+
+
+OPENER = "R10 R11 R12 R13 K10 K11 K12 K13 Y9 Y10 B5"  # okey B5: 122 with B5 as Y11
+OPENING = {
+    "do": "open",
+    "melds": [
+        ["R10", "R11", "R12", "R13"],
+        ["K10", "K11", "K12", "K13"],
+        ["Y9", "Y10", "B5:Y11"],
+    ],
+}
+
+
+def test_a_last_tile_swapped_for_a_table_okey_finishes_as_an_okey_finish_without_penalty() -> None:
+    hand = rigged([OPENER + " Y11 R9 Y3", "R1 R3", "K2 K4", "R5 R7"], "Y1 Y2 K3 K9")
+    play = checked_play(hand, 0, "swap finish")
+    assert play(OPENING) and play({"do": "discard", "tile": "Y3"})
+    for seat in (1, 2, 3):
+        assert hand.play(seat, {"do": "draw"}).ok
+        assert hand.play(seat, {"do": "discard", "tile": hand.view(seat)["rack"][0]}).ok
+    assert play({"do": "draw"})  # K9
+    assert play({"do": "add", "meld": 1, "tile": "K9"})
+    assert play({"do": "add", "meld": 0, "tile": "R9"})
+    assert hand.view(0)["rack"] == ["Y11"]
+    # The one tile left swaps for the okey (the count stays one); throwing the okey finishes.
+    assert penalties(hand.play(0, {"do": "swap", "meld": 2, "tile": "Y11"})) == []
+    assert penalties(hand.play(0, {"do": "discard", "tile": "B5"})) == []
+    assert hand.result["ending"] == "finish" and hand.result["doublings"] == ["okey"]
+    assert hand.result["hand_scores"] == [-202, 404, 404, 404]
+
+
+def test_what_a_discard_costs_an_okey_a_swap_only_tile_and_a_set_s_missing_colours() -> None:
+    hand = rigged(
+        [OPENER + " Y11 R9 Y3", "R1 R3 B5 K9 Y8", "K2 K4 Y9", "R5 R7"],
+        "Y1 Y2 K3 R8 K6 K7 K8 B9",
+    )
+    assert hand.play(0, OPENING).ok and hand.play(0, {"do": "discard", "tile": "Y3"}).ok
+    # A wild okey thrown is okey_thrown, never also workable (it would fit every run).
+    assert hand.play(1, {"do": "draw"}).ok
+    assert penalties(hand.play(1, {"do": "discard", "tile": "B5"})) == [(1, "okey_thrown")]
+    # Y9 is already on the table: it could swap nothing and extends no run: free.
+    assert hand.play(2, {"do": "draw"}).ok
+    assert penalties(hand.play(2, {"do": "discard", "tile": "Y9"})) == []
+    assert hand.play(3, {"do": "draw"}).ok
+    assert penalties(hand.play(3, {"do": "discard", "tile": "R5"})) == []
+    # Y11 could only swap out the table's okey: not workable (unlike okey51).
+    assert hand.play(0, {"do": "draw"}).ok
+    assert penalties(hand.play(0, {"do": "discard", "tile": "Y11"})) == []
+    # K9 goes before K10-K13, whoever owns it, opened or not: workable.
+    assert hand.play(1, {"do": "draw"}).ok
+    assert penalties(hand.play(1, {"do": "discard", "tile": "K9"})) == [(1, "workable")]
+
+
+def test_a_set_whose_okey_has_not_settled_takes_either_missing_colour() -> None:
+    for missing in ("R9", "K9"):
+        hand = rigged(
+            ["R10 R11 R12 R13 K10 K11 K12 K13 Y9 B9 B5 Y2 R1", f"{missing} Y7", "K2 K4", "R5 R7"],
+            "Y1 Y3 K3",
+        )
+        opening = {
+            "do": "open",
+            "melds": [
+                ["R10", "R11", "R12", "R13"],
+                ["K10", "K11", "K12", "K13"],
+                ["Y9", "B9", "B5:R9"],
+            ],
+        }
+        assert hand.play(0, opening).ok and hand.play(0, {"do": "discard", "tile": "Y2"}).ok
+        assert hand.play(1, {"do": "draw"}).ok
+        assert penalties(hand.play(1, {"do": "discard", "tile": missing})) == [(1, "workable")]
