@@ -7,6 +7,7 @@ and the page's scoreboard and revealed racks are checked against the engine's.""
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -228,6 +229,14 @@ def test_practice_with_bots_reaches_the_end_of_a_hand(
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
+def stored_layout(hand: Hand, seat: int, want: list[str | None], timeout: float = 15.0) -> None:
+    """Wait until the seat's rack arrangement stored for the hand reads ``want``."""
+    deadline = time.monotonic() + timeout
+    while (got := Participant.objects.get(hand=hand, position=seat).layout) != want:
+        assert time.monotonic() < deadline, (got, want)
+        time.sleep(0.05)
+
+
 def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
@@ -242,6 +251,7 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
     ui.drag_tile(page, last, 0)
     arranged = ui.rack_layout(page)
     assert arranged != before
+    stored_layout(hand, 0, arranged)  # the arrangement reached the server
 
     second = page.context.new_page()  # the same player, a second tab
     ui.watch_errors(second)

@@ -61,11 +61,18 @@ async def test_refreshes_are_answered_at_most_once_a_second(
     try:
         await drain(ws)
         renders = Renders(monkeypatch)
+        start = time.monotonic()
         for _ in range(100):
             await ws.send_to(text_data=json.dumps({"type": "refresh"}))
         frames = live_frames(await drain(ws, 1.5))
-        # The first at once, then one more at the end of the second for the 99 others.
-        assert 1 <= len(frames) <= 2 and renders.count <= 2, (len(frames), renders.count)
+        # The first at once, then one more at the end of each second for the 99 others (one
+        # second on an idle machine; sending them can take longer on a busy one).
+        most = 1 + math.ceil(time.monotonic() - start - 1.5)
+        assert 1 <= len(frames) <= max(2, most) and renders.count <= max(2, most), (
+            len(frames),
+            renders.count,
+            most,
+        )
         await ws.send_to(text_data=json.dumps({"type": "refresh"}))
         assert live_frames(await drain(ws, 1.5))  # a later one is answered, never lost
     finally:
