@@ -50,7 +50,8 @@ serve: install
 # pytest runs the suite in TEST_WORKERS processes (pytest-xdist; two per core: many tests wait
 # on sockets and servers, so one per core left the cores idle half the time), each with its
 # own test database, daphne and Redis keys (tests/workers.py); a worker that is free takes the
-# next tests (--dist worksteal), so no slow file holds the run up at its end. TEST_WORKERS=0
+# next test (--dist load --maxschedchunk 1), and the longest tests come first
+# (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its end. TEST_WORKERS=0
 # runs it serially in one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
 test: install-dev chromium
@@ -61,7 +62,7 @@ test: install-dev chromium
 		echo "$(PY) -m mypy --strict games/engine"; \
 		$(PY) -m mypy --strict games/engine; \
 	fi
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist worksteal
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
 lint: install-dev
 	$(PY) -m ruff check .
