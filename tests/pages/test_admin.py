@@ -62,6 +62,26 @@ def test_it_lists_and_edits_variants_with_engine_checked_options(admin_client: C
     assert variant.default_options["partners"] is False  # defaults filled in by the engine
 
 
+def test_it_checks_okey101_s_own_options(admin_client: Client) -> None:
+    variant = Variant.objects.get(key="okey101")
+    url = reverse("admin:games_variant_change", args=[variant.pk])
+    data = {
+        "key": "okey101",
+        "name": variant.name,
+        "description": variant.description,
+        "default_options": '{"add_limit": 4}',
+    }
+    response = admin_client.post(url, data)
+    assert response.status_code == 200
+    assert "add_limit is one of 0, 1, 2, 3" in response.content.decode()
+    data["default_options"] = '{"hands": 11, "add_limit": 0, "give_back_penalty": 101}'
+    assert admin_client.post(url, data).status_code == 302
+    variant.refresh_from_db()
+    assert variant.default_options["hands"] == 11
+    assert variant.default_options["give_back_penalty"] == 101
+    assert variant.default_options["from_hand_below_bar"] is True  # filled in by the engine
+
+
 def test_it_shows_tables_matches_and_hands_with_their_move_log(admin_client: Client) -> None:
     hand = _played_hand()
     match = hand.match
