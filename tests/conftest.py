@@ -74,6 +74,27 @@ def _empty_cache() -> None:
     workers.clear_cache()
 
 
+@pytest.fixture(autouse=True)
+def _rate_windows_hold_still(monkeypatch: pytest.MonkeyPatch) -> None:
+    """django-ratelimit counts in fixed windows that end at a moment of the hour taken from the
+    key's hash (an address's: 192.0.2.77's at 17:15 past): a test that ran across that moment
+    saw its count start again. An hourly window now ends a whole period after the test began
+    (a test that moves the clock past that end gets the next one)."""
+    import time
+
+    from django_ratelimit import core
+
+    windows = core._get_window
+    end = int(time.time()) + 3600
+
+    def held(value: Any, period: int) -> int:
+        if period != 3600 or time.time() >= end:
+            return int(windows(value, period))
+        return end
+
+    monkeypatch.setattr(core, "_get_window", held)
+
+
 # ------------------------------------------------------------------------------- channel layer
 @pytest.fixture(autouse=True)
 def _fresh_channel_layer() -> None:

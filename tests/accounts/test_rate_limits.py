@@ -6,6 +6,7 @@ made or sent."""
 from __future__ import annotations
 
 import time
+import zlib
 from typing import Any
 
 import pytest
@@ -144,3 +145,24 @@ def test_one_mailbox_gets_at_most_three_reset_mails_an_hour(outbox: list[Any]) -
     assert refused.status_code == 429
     assert TOO_MANY_RESETS in refused.content.decode()
     assert len(outbox) == 3
+
+
+def test_an_hourly_window_holds_still_through_a_test(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each key's window ends at its own moment of the hour (tests/conftest.py holds it still
+    within a test): a test crossing that moment would see its count start again."""
+    from django_ratelimit import core
+
+    now = time.time()
+
+    def natural_end(address: str) -> int:
+        end = int(now) - int(now) % 3600 + zlib.crc32(address.encode()) % 3600
+        return end if end > now else end + 3600
+
+    # An address whose window would end within the next few minutes.
+    address = next(
+        a for a in (f"192.0.2.{n}" for n in range(256)) if 60 < natural_end(a) - now < 3000
+    )
+    before = core._get_window(address, 3600)
+    crossed = natural_end(address) + 1
+    monkeypatch.setattr("django_ratelimit.core.time.time", lambda: crossed)
+    assert core._get_window(address, 3600) == before
