@@ -78,7 +78,7 @@ def _empty_cache() -> None:
 def _rate_windows_hold_still(monkeypatch: pytest.MonkeyPatch) -> None:
     """django-ratelimit counts in fixed windows that end at a moment of the hour taken from the
     key's hash (an address's: 192.0.2.77's at 17:15 past): a test that ran across that moment
-    saw its count start again. An hourly window now ends a whole period after the test began
+    would see its count start again. An hourly window now ends a whole period after the test began
     (a test that moves the clock past that end gets the next one)."""
     import time
 
