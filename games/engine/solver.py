@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 
 from .melds import PAIR, RUN, SET, Meld, position_number
 from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of
@@ -665,19 +665,12 @@ def _opening_set_options(
     )
 
 
-_colour_memo: dict[tuple[int, int, bool, bool], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
-
-
+@lru_cache(maxsize=1 << 16)  # bounded: a server process meets ever more colour vectors
 def _colour_runs(
     v13: int, k: int, keep: bool, wrap: bool
 ) -> tuple[int, tuple[tuple[int, int, int], ...]]:
     """:func:`_open_runs` of one colour, the best of its wrap variants (1 as 14 too)."""
-    key = (v13, k, keep, wrap)
-    r = _colour_memo.get(key)
-    if r is None:
-        r = max((_open_runs(v, k, keep) for v in _wrap_variants(v13, wrap)), key=lambda x: x[0])
-        _colour_memo[key] = r
-    return r
+    return max((_open_runs(v, k, keep) for v in _wrap_variants(v13, wrap)), key=lambda x: x[0])
 
 
 def _best_opening_all(tiles: Sequence[int], okey: int, wrap: bool, keep_one: bool) -> Opening:
