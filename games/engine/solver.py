@@ -572,23 +572,17 @@ def _splits(k: int, parts: int) -> tuple[tuple[int, ...], ...]:
 # ---------------------------------------------------------------------------------------------
 # (f) best opening: disjoint melds of highest total, keeping a tile to discard; most pairs
 # ---------------------------------------------------------------------------------------------
-_open_memo: dict[tuple[int, int, bool], tuple[int, tuple[tuple[int, int, int], ...]]] = {}
-
-
-def _open_runs(v: int, k: int, keep: bool = False) -> tuple[int, tuple[tuple[int, int, int], ...]]:
+@lru_cache(maxsize=1 << 17)  # bounded: a server process meets ever more colour vectors
+def _open_runs(v: int, k: int, keep: bool) -> tuple[int, tuple[tuple[int, int, int], ...]]:
     """Highest total of runs from vector v using at most k wilds; runs as (lo, hi, wilds).
 
     With ``keep``, at least one real tile of v stays out of the runs (NEG when v is empty).
     """
     if v == 0:
         return (NEG, ()) if keep else (0, ())
-    key = (v, k, keep)
-    r = _open_memo.get(key)
-    if r is not None:
-        return r
     i = ((v & -v).bit_length() - 1) // 2 + 1
     rest = v - _bit(i)
-    best = _open_runs(rest, k)  # tile i stays out (which also satisfies ``keep``)
+    best = _open_runs(rest, k, False)  # tile i stays out (which also satisfies ``keep``)
     gaps = 0
     for b in range(i, min(i + 12, 14) + 1):
         if b > i:
@@ -610,7 +604,6 @@ def _open_runs(v: int, k: int, keep: bool = False) -> tuple[int, tuple[tuple[int
             sub_value, sub_runs = _open_runs(rest, k - gaps - ext, keep)
             if value + sub_value > best[0]:
                 best = (value + sub_value, ((lo, hi, gaps + ext), *sub_runs))
-    _open_memo[key] = best
     return best
 
 
