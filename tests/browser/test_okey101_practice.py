@@ -1,5 +1,5 @@
 """101 Okey from "Practice with bots" on a phone (390×844): the player opens with melds worth
-101, adds a tile to a meld of their own on the table, and plays the hand to its end by taps and
+101, adds a tile to a meld on the table, and plays the hand to its end by taps and
 drags, while the server's clock plays the three bots.
 
 Practice deals a fresh secret seed, so the test plays what a person would: it reads its own
