@@ -82,6 +82,17 @@ def open_table(page: Any, server: Any, table_id: int) -> None:
     wait_for_first_frame(page)
 
 
+def practice(page: Any, server: Any, variant: str) -> None:
+    """Press the lobby's "Practice with bots" for ``variant`` and wait on the table page until
+    its socket is live and its first frame has come (as :func:`open_table`)."""
+    page.goto(f"{server.url}/")
+    page.locator(f'[data-action="practice"][data-variant="{variant}"]').click()
+    page.wait_for_url("**/tables/*/")
+    page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+    wait_for_socket(page)
+    wait_for_first_frame(page)
+
+
 def wait_for_socket(page: Any) -> None:
     """Wait until the table page's socket is open (after :func:`open_table`, a reload too: the
     page's script has set up its keys and buttons by then)."""

@@ -266,9 +266,6 @@ class Ranker(ByPhase):
         # potential is the rack's, as long as a tile is still left over to keep.
         best = None if opened == "pairs" else solver.best_opening(self.rack, self.okey, self.wrap)
         base = best.total if best is not None else self._open_potential(self.rack)
-        in_melds = Counter(
-            parse_tile(tok.split(":")[0]) for meld in (best.melds if best else ()) for tok in meld
-        )
         wanted = self._next_seat_wants() if self.strong else set()
         nxt = (self.seat + 1) % self.view["players"]
         # What the next seat threw away itself is the safest thing to hand it.
@@ -286,7 +283,7 @@ class Ranker(ByPhase):
                 cost += 5_000
             if self.strong and self.ident(t) in wanted:
                 cost += 300
-            if best is not None and not in_melds[t] and best.tiles_used < len(rest):
+            if best is not None and not _uses(best, t) and best.tiles_used < len(rest):
                 potential = base
             else:
                 potential = self._open_potential(rest)

@@ -11,14 +11,13 @@ from typing import Any
 
 import pytest
 
-from games import actions, engine
+from games import engine
 from games.engine.tiles import parse_tile
 from games.models import Hand, Table
 from tests import ui
 from tests.browser.test_accessibility import in_language, violations
-from tests.engine.test_assist import hand_with
 from tests.live_daphne import DaphneServer, in_thread
-from tests.play import seed_of, user_table
+from tests.pages.test_assist import dealt_with
 
 pytestmark = pytest.mark.browser
 
@@ -30,13 +29,9 @@ NEXT = "R13 B4 B9 K5 K6 Y2 Y8 Y11 R5 K9 Y4 K1 R2 Y10 K3 B2 R7 K11 B12 Y12 R1".sp
 
 
 def rigged() -> tuple[Table, list[Any], Hand]:
-    table, users = user_table("okey101", {"assisted": True, "timer": 0})
-    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(101)).hands.get()
-    assert hand.starter == 0
-    eng = hand_with("okey101", {0: OPENER, 1: NEXT}, table.options, seed=hand.seed)
-    Hand.objects.filter(pk=hand.pk).update(state=actions.matches.snapshot(eng))
-    hand.refresh_from_db()
-    return table, users, hand
+    """The table, its first hand dealt as above; the players' sockets are their pages'."""
+    options = {"assisted": True, "timer": 0}
+    return dealt_with("okey101", options, {0: OPENER, 1: NEXT}, 101, sockets=False)
 
 
 def rack_marks(page: Any) -> dict[str, bool]:

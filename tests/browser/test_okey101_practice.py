@@ -118,15 +118,6 @@ def play(page: Any, move: dict[str, Any], shots: Path) -> None:
         page.screenshot(path=str(shot))
 
 
-def practice(page: Any, server: DaphneServer) -> None:
-    page.goto(f"{server.url}/")
-    page.locator('[data-action="practice"][data-variant="okey101"]').click()
-    page.wait_for_url("**/tables/*/")
-    ui.wait_for_socket(page)
-    ui.wait_for_first_frame(page)
-    assert ui.state(page)["seat"] == str(SEAT)
-
-
 def test_a_player_opens_and_adds_in_an_okey101_practice_on_a_phone(
     daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
 ) -> None:
@@ -135,7 +126,8 @@ def test_a_player_opens_and_adds_in_an_okey101_practice_on_a_phone(
     page = ui.signed_in_page(chromium, daphne_live_server, player, ui.PHONE)
     rng = random.Random(101)
     for _ in range(TRIES):
-        practice(page, daphne_live_server)
+        ui.practice(page, daphne_live_server, "okey101")
+        assert ui.state(page)["seat"] == str(SEAT)
         table = Table.objects.get(seats__user=player, status=Table.Status.PLAYING)
         assert wait_for_my_turn(page)
         if ui.state(page)["phase"] == "draw":

@@ -195,12 +195,7 @@ def test_practice_with_bots_reaches_the_end_of_a_hand(
     ensure_variants()  # a transactional test before this one flushed them
     player = make_user(f"now-{variant}")
     page = ui.signed_in_page(chromium, daphne_live_server, player)
-    page.goto(f"{daphne_live_server.url}/")
-    page.locator(f'[data-action="practice"][data-variant="{variant}"]').click()
-    page.wait_for_url("**/tables/*/")
-    page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
-    ui.wait_for_socket(page)
-    ui.wait_for_first_frame(page)
+    ui.practice(page, daphne_live_server, variant)
     assert ui.state(page)["seat"] == "0"
 
     while not page.locator("[data-hand-over]").count():

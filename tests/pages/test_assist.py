@@ -35,11 +35,24 @@ FEEDER = "R13 B4 B9 K5 K6 Y2 Y9 Y11 R5 K9 Y3 K1 R2 Y8".split()
 
 def rigged(assisted: bool, seed: int) -> tuple[Table, list[Any], Hand]:
     """An okey51 table of four players whose first hand deals seats 0 and 1 the racks above."""
-    table, users = user_table("okey51", {"assisted": assisted})
-    connect(table, users)
+    return dealt_with("okey51", {"assisted": assisted}, {0: OPENER, 1: FEEDER}, seed)
+
+
+def dealt_with(
+    variant: str,
+    options: dict[str, Any],
+    racks: dict[int, list[str]],
+    seed: int,
+    sockets: bool = True,
+) -> tuple[Table, list[Any], Hand]:
+    """A table of four players whose first hand deals these seats these racks (the rest from
+    the box: ``tests.engine.test_assist.hand_with``); ``sockets``: each player has one open."""
+    table, users = user_table(variant, options)
+    if sockets:
+        connect(table, users)
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
     assert hand.starter == 0
-    eng = hand_with("okey51", {0: OPENER, 1: FEEDER}, table.options, seed=hand.seed)
+    eng = hand_with(variant, racks, table.options, seed=hand.seed)
     Hand.objects.filter(pk=hand.pk).update(state=actions.matches.snapshot(eng))
     hand.refresh_from_db()
     return table, users, hand
