@@ -84,8 +84,10 @@ def open_table(page: Any, server: Any, table_id: int) -> None:
 
 def practice(page: Any, server: Any, variant: str) -> None:
     """Press the lobby's "Practice with bots" for ``variant`` and wait on the table page until
-    its socket is live and its first frame has come (as :func:`open_table`)."""
-    page.goto(f"{server.url}/")
+    its socket is live and its first frame has come (as :func:`open_table`). A page already
+    on the lobby (after leaving a table) presses it there, without loading the lobby again."""
+    if page.url.rstrip("/") != server.url.rstrip("/"):
+        page.goto(f"{server.url}/")
     page.locator(f'[data-action="practice"][data-variant="{variant}"]').click()
     page.wait_for_url("**/tables/*/")
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
