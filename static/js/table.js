@@ -341,6 +341,16 @@
     }
   });
 
+  // A panel the player opened (the fair deal's <details>) stays open when a frame redraws it.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var detail = event.detail;
+    if (!detail || !detail.fragment || !detail.target) return;
+    detail.target.querySelectorAll("details[id][open]").forEach(function (open) {
+      var next = detail.fragment.querySelector("#" + CSS.escape(open.id));
+      if (next) next.open = true;
+    });
+  });
+
   // A new rack fragment replaces the tiles. When it holds the same tiles (a reconnect, the
   // server's copy of the arrangement), the player's selection is kept; after a move changed
   // the rack (a draw, a discard, an opening) the selection is over.

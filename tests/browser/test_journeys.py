@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from games import actions
+from games.actions import events
 from games.catalog import ensure_variants
 from games.models import Seat, Table
 from tests import ui
@@ -299,7 +300,16 @@ def test_two_timeouts_make_a_player_away_and_im_back_gives_them_the_seat_again(
     theirs.locator('.player[data-seat="0"] .badge.away').get_by_text("uzakta").wait_for()
     mine.screenshot(path=str(artifacts / "journey-away.png"))
     theirs.screenshot(path=str(artifacts / "journey-away-seen-in-turkish.png"))
-    mine.locator('[data-action="im-back"]').click()
+    # Frames keep coming while bots play (every few tens of milliseconds when all four seats
+    # are bots): the notice and its button stay the same element through them, so a press is
+    # never lost to a frame landing between the button's down and up.
+    button = mine.locator('[data-action="im-back"]')
+    button.evaluate("b => { b.dataset.kept = 'yes'; }")
+    frames = len(mine.evaluate("() => window.__okeyFrames"))
+    in_thread(lambda: events.to_table(events.table_changed(table.pk)))
+    mine.wait_for_function(f"() => window.__okeyFrames.length > {frames}")
+    assert button.get_attribute("data-kept") == "yes"
+    button.click()
     notice.wait_for(state="detached", timeout=15_000)
     theirs.locator('.player[data-seat="0"] .badge.away').wait_for(state="detached")
     assert Seat.objects.get(table=table, position=0).away is False

@@ -280,7 +280,8 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
 ) -> None:
     """Another seat's move redraws the table, not the rack: the rack's drag handlers (SortableJS)
     are the same ones after it, so a tile the player is dragging at that moment is not dropped
-    from under the pointer, and a drag right after it lands."""
+    from under the pointer, and a drag right after it lands. A "Fair deal" panel the player has
+    opened stays open through it."""
     table, users, hand = start("duz", seed_of(7))
     page = ui.signed_in_page(chromium, daphne_live_server, users[1])
     ui.open_table(page, daphne_live_server, table.pk)
@@ -290,6 +291,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
         ".map(s => Sortable.get(s)); }"
     )
     assert page.evaluate("() => window.rackSortables.every(Boolean)")
+    page.locator(".fair-deal summary").click()
 
     # Seat 0 (15 tiles) discards, from its own page.
     mover = ui.signed_in_page(chromium, daphne_live_server, users[0])
@@ -301,6 +303,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
         ".every((s, i) => Sortable.get(s) === window.rackSortables[i] && s.isConnected)"
     )
     assert same, "the rack's drag handlers were made again for another seat's move"
+    assert page.locator(".fair-deal").get_attribute("open") is not None, "Fair deal closed"
     before = ui.rack_layout(page)
     source = before.index(next(t for t in before if t))
     ui.drag_tile(page, source, 20)
