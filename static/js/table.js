@@ -463,6 +463,21 @@
     if (chatStick) list.scrollTop = list.scrollHeight;
   }
 
+  // A form a socket frame brought ("New game" at the end of a match) was rendered without a
+  // request, so without the CSRF token: it sends the page's, the one htmx sends as a header.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.closest || !form.closest("#table-live") || form.method.toLowerCase() !== "post") return;
+    if (form.querySelector('input[name="csrfmiddlewaretoken"]')) return;
+    var token = JSON.parse(document.body.getAttribute("hx-headers") || "{}")["X-CSRFToken"];
+    if (!token) return;
+    var input = document.createElement("input");
+    input.type = "hidden";
+    input.name = "csrfmiddlewaretoken";
+    input.value = token;
+    form.appendChild(input);
+  }, true);
+
   document.addEventListener("submit", function (event) {
     var form = event.target.closest && event.target.closest("#chat [data-chat-form]");
     if (!form) return;

@@ -204,5 +204,15 @@ def test_the_end_of_a_match_is_a_screen_with_the_ranking_and_where_to_go_next(
         ):
             page.locator(selector).scroll_into_view_if_needed()
             assert page.locator(selector).is_visible(), selector
-    page.click('[data-action="lobby"]')
-    page.wait_for_url(f"{daphne_live_server.url}/")
+    # "New game" (in a frame the socket brought) takes the player to a new table of the variant.
+    with page.expect_navigation(timeout=15_000) as navigation:
+        page.click('[data-action="new-game"]')
+    assert navigation.value is None or navigation.value.status < 400, navigation.value.status
+    page.wait_for_url("**/tables/*/", timeout=15_000)
+    assert f"/tables/{table.pk}/" not in page.url
+    assert page.okey_errors == []
+    # "Back to lobby" is the lobby, for another of the players.
+    other = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    ui.open_table(other, daphne_live_server, table.pk)
+    other.click('[data-action="lobby"]')
+    other.wait_for_url(f"{daphne_live_server.url}/")
