@@ -21,6 +21,9 @@ from .tiles import FAKE, NUMBERED, colour_of, format_tile, number_of
 
 CAP = 3  # more wilds than exist (two): "cannot"
 NEG = -(10**6)
+# Entries each per-colour memo keeps: a server process meets ever more colour vectors over its
+# life, and a memo that only grows would take its memory. A full memo starts again.
+MEMO_LIMIT = 1 << 17
 
 
 # ---------------------------------------------------------------------------------------------
@@ -71,11 +74,13 @@ def _wrap_variants(v13: int, wrap: bool) -> list[int]:
 # ---------------------------------------------------------------------------------------------
 # Per-colour runs: the fewest wilds that turn a colour's tiles into runs
 # ---------------------------------------------------------------------------------------------
-_runs_min_memo: dict[int, int] = {0: 0}
+_runs_min_memo: dict[int, int] = {}
 
 
 def _runs_min(v: int) -> int:
     """Fewest wilds to split the tiles of vector ``v`` (positions 1..14) into runs; CAP if more."""
+    if v == 0:
+        return 0
     r = _runs_min_memo.get(v)
     if r is not None:
         return r
@@ -97,17 +102,19 @@ def _runs_min(v: int) -> int:
             sub = _runs_min(rest)
             if cost + sub < best:
                 best = cost + sub
+    if len(_runs_min_memo) >= MEMO_LIMIT:
+        _runs_min_memo.clear()
     _runs_min_memo[v] = best
     return best
 
 
-@cache
+@lru_cache(maxsize=MEMO_LIMIT)
 def colour_min(v13: int, wrap: bool) -> int:
     """Fewest wilds that make one colour's tiles (numbers 1..13) into runs."""
     return min(_runs_min(v) for v in _wrap_variants(v13, wrap))
 
 
-@cache
+@lru_cache(maxsize=MEMO_LIMIT)
 def colour_min_less_one(v13: int, wrap: bool) -> int:
     """As :func:`colour_min` when one tile of the colour may be left out (thrown)."""
     best = CAP
@@ -484,11 +491,13 @@ def _dead(v: int, k: int, count: bool = False) -> int:
         cost = gaps + max(0, 3 - (b - i + 1))
         if cost <= k:
             best = min(best, _dead(rest, k - cost, count))
+    if len(_dead_memo) >= MEMO_LIMIT:
+        _dead_memo.clear()
     _dead_memo[key] = best
     return best
 
 
-@cache
+@lru_cache(maxsize=MEMO_LIMIT)
 def colour_dead(v13: int, wrap: bool, k: int, count: bool = False) -> int:
     return min(_dead(v, k, count) for v in _wrap_variants(v13, wrap))
 
@@ -524,7 +533,7 @@ def least_leftover(tiles: Sequence[int], okey: int, wrap: bool, count: bool = Fa
     return best[0]
 
 
-@cache
+@lru_cache(maxsize=MEMO_LIMIT)
 def _colour_leaf(v13: int, wrap: bool, k: int, count: bool) -> tuple[int, int, bool]:
     """One colour given ``k`` wilds: what is left outside runs, how many of the wilds the runs
     use, and whether any tile of the colour is in a run."""
@@ -572,7 +581,7 @@ def _splits(k: int, parts: int) -> tuple[tuple[int, ...], ...]:
 # ---------------------------------------------------------------------------------------------
 # (f) best opening: disjoint melds of highest total, keeping a tile to discard; most pairs
 # ---------------------------------------------------------------------------------------------
-@lru_cache(maxsize=1 << 17)  # bounded: a server process meets ever more colour vectors
+@lru_cache(maxsize=MEMO_LIMIT)
 def _open_runs(v: int, k: int, keep: bool) -> tuple[int, tuple[tuple[int, int, int], ...]]:
     """Highest total of runs from vector v using at most k wilds; runs as (lo, hi, wilds).
 
@@ -658,7 +667,7 @@ def _opening_set_options(
     )
 
 
-@lru_cache(maxsize=1 << 16)  # bounded: a server process meets ever more colour vectors
+@lru_cache(maxsize=MEMO_LIMIT // 2)
 def _colour_runs(
     v13: int, k: int, keep: bool, wrap: bool
 ) -> tuple[int, tuple[tuple[int, int, int], ...]]:

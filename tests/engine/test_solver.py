@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from games.engine import solver
 from games.engine.errors import MeldError
 from games.engine.melds import PAIR, Meld, read_meld, read_pair
-from games.engine.tiles import deal, format_tile, parse_tile
+from games.engine.tiles import deal, format_tile, okey_of, parse_tile
 from tests.engine import racks as rk
 from tests.engine import reference as ref
 
@@ -698,3 +698,49 @@ def test_best_finish_matches_reference(case: Rack, pairs_allowed: bool) -> None:
     rest.remove(format_tile(thrown))
     assert ref_finish_kind(rest, okey, wrap, pairs_allowed) == kind
     assert solver.finish_kind(T(" ".join(rest)), parse_tile(okey), wrap, pairs_allowed) == kind
+
+
+def test_the_memos_are_bounded_and_a_full_one_starting_again_changes_no_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server process meets ever more colour vectors: each per-colour memo keeps at most
+    ``MEMO_LIMIT`` entries (a full one starts again), and the answers are the same."""
+    rng = random.Random(7)
+    racks = []
+    for _ in range(150):
+        dealt = deal(f"{rng.getrandbits(256):064x}")
+        racks.append((dealt.racks[0], okey_of(dealt.indicator), rng.random() < 0.5))
+
+    def answers() -> list[tuple[int, int, bool]]:
+        return [
+            (
+                solver.least_leftover(rack, okey, wrap),
+                solver.least_leftover(rack, okey, wrap, count=True),
+                solver.can_finish(rack, okey, wrap),
+            )
+            for rack, okey, wrap in racks
+        ]
+
+    expected = answers()
+    monkeypatch.setattr(solver, "MEMO_LIMIT", 40)
+    solver._runs_min_memo.clear()
+    solver._dead_memo.clear()
+    for fn in (
+        solver.colour_min,
+        solver.colour_min_less_one,
+        solver.colour_dead,
+        solver._colour_leaf,
+    ):
+        fn.cache_clear()
+    assert answers() == expected
+    assert 0 < len(solver._runs_min_memo) <= 40
+    assert 0 < len(solver._dead_memo) <= 40
+    for fn in (
+        solver.colour_min,
+        solver.colour_min_less_one,
+        solver.colour_dead,
+        solver._colour_leaf,
+        solver._open_runs,
+        solver._colour_runs,
+    ):
+        assert fn.cache_info().maxsize is not None, fn.__name__
