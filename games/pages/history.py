@@ -225,7 +225,7 @@ def _table_data(acc: Access) -> dict[str, Any]:
     t = acc.table
     return {
         "id": t.pk,
-        "name": t.name,
+        "name": t.shown_name,
         "variant": t.variant.key,
         "variant_name": messages.variant_name(t.variant.name),
         "players": t.players,

@@ -398,14 +398,17 @@ def bot_level_name(level: str) -> str:
 
 
 def holder_name(p: Participant | None) -> str:
-    """Who held a seat in a hand: the player's name, or "Bot (level)"."""
+    """Who held a seat in a hand: the player's name, or "Bot 2 (level)", numbered by seat as
+    the table numbers its bots (three bots at one table are told apart)."""
     if p is None:
         return "?"
     if p.user_id and p.user is not None:
         return display_name(p.user)
     if p.bot_level:
-        level = bot_level_name(p.bot_level)
-        return gettext("Bot (%(level)s)") % {"level": level}
+        return gettext("Bot %(number)s (%(level)s)") % {
+            "number": p.position + 1,
+            "level": bot_level_name(p.bot_level),
+        }
     return gettext("a former player")
 
 

@@ -94,8 +94,8 @@ def row_ids(page: Node) -> list[int]:
     return [int(r.attrs["data-match"]) for r in page.all("tr", data_match=True)]
 
 
-def match_page(client: Client, match: Match, query: str = "") -> Node:
-    response = client.get(reverse("match", args=[match.pk]) + query)
+def match_page(client: Client, match: Match, query: str = "", language: str = "en") -> Node:
+    response = client.get(reverse("match", args=[match.pk]) + query, HTTP_ACCEPT_LANGUAGE=language)
     assert response.status_code == 200
     return parse(response.content)
 
@@ -325,13 +325,28 @@ def test_the_scoreboard_and_the_chart_are_the_stored_hands() -> None:
             assert row.one("td", data_finisher=True).text() == users[h.finisher].get_username()
 
 
-def test_bots_are_named_with_their_level() -> None:
+def test_the_chart_is_drawn_with_the_same_numbers_in_turkish() -> None:
+    """SVG reads coordinates with a decimal point: a Turkish page ("236,0") drew no chart."""
+    _table, _users, match = played_out("okey51", {"hands": 3}, 1)
+    english = match_page(client_for(), match).one("svg", data_chart=True)
+    turkish = match_page(client_for(), match, "", language="tr").one("svg", data_chart=True)
+    numeric = ("x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "width", "height")
+    for svg in (english, turkish):
+        for node in svg.all():
+            for name in numeric:
+                if name in node.attrs:
+                    float(node.attrs[name])  # a number as SVG reads it
+    assert [(n.tag, n.attrs) for n in turkish.all()] == [(n.tag, n.attrs) for n in english.all()]
+
+
+def test_bots_are_named_by_seat_with_their_level() -> None:
+    """Three bots at one table are told apart, as the table itself names them."""
     table = bot_table("duz", level="random")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
     play_match_with_bots(match, random.Random(31))
     page = match_page(client_for(), match)
     heads = [th.text() for th in page.one("table", data_scoreboard=True).all("th", data_seat=True)]
-    assert [h.rstrip(" ★") for h in heads] == ["Bot (random)"] * 4
+    assert [h.rstrip(" ★") for h in heads] == [f"Bot {n} (random)" for n in range(1, 5)]
 
 
 def test_a_live_hand_is_being_played_with_no_scores() -> None:

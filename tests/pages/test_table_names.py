@@ -59,3 +59,28 @@ def test_every_writer_of_a_table_name_cleans_it() -> None:
     assert Table.objects.get(pk=table.pk).name == "Evening game"
     table = actions.update_table(table.pk, by=staff, name="\u202e\u200b")
     assert Table.objects.get(pk=table.pk).shown_name == "Okey 51 table"
+
+
+@pytest.mark.parametrize("language", ["en", "tr"])
+def test_an_unnamed_tables_hand_and_match_pages_call_it_by_its_variant(language: str) -> None:
+    """A "Play now" table has no name of its own: its replay, deal check and match pages
+    call it what its page does ("Düz Okey table"), never "Hand 1 at"."""
+    from tests.play import played_out
+
+    table, _users, match = played_out("duz", {}, 1)
+    Table.objects.filter(pk=table.pk).update(name="")
+    hand = match.hands.order_by("number").first()
+    with translation.override(language):
+        shown = Table.objects.get(pk=table.pk).shown_name
+    client = Client(HTTP_ACCEPT_LANGUAGE=language)
+    for url in (
+        reverse("hand_replay", args=[hand.pk]),
+        reverse("hand_verify", args=[hand.pk]),
+        reverse("match", args=[hand.match_id]),
+    ):
+        page = parse(client.get(url).content)
+        heading = page.one("h1").text()
+        assert shown in heading, (url, heading)
+        assert heading.count("masas") <= 1, heading  # "Düz Okey masası masasında"
+        if "verify" not in url:
+            assert shown in page.all("title")[0].text(), url
