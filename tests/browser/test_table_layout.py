@@ -107,6 +107,13 @@ def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") ->
             assert not shown, f"the log's newest line is {shown} ({where}): {newest!r}"
         sideways = page.evaluate("() => document.documentElement.scrollWidth - innerWidth")
         assert sideways <= 0, f"the page scrolls sideways by {sideways}px ({where})"
+        # "Fair deal" opens within the window: the commitment and "Check the deal" readable.
+        page.locator(".fair-deal summary").click()
+        outside = page.evaluate(OUTSIDE, ".fair-deal-body")
+        if width < 500:
+            page.screenshot(path=str(artifacts / f"table-{name}-fair-deal-{width}x{height}.png"))
+        page.locator(".fair-deal summary").click()
+        assert not outside, f"the fair deal opens outside the window ({where})"
 
 
 @pytest.mark.parametrize(
