@@ -1,7 +1,7 @@
 """The pages a player reads after playing (their profile, their match history, a match's
-scoreboard and chart, a hand's replay) fit a phone's width, and their charts are drawn: nothing scrolls the page sideways
-(a wide table scrolls inside its own box), in English and Turkish. Screenshots are written
-under ``test-artifacts/``."""
+scoreboard and chart, a hand's replay) fit a phone's width, and their charts are drawn:
+nothing scrolls the page sideways (a wide table scrolls inside its own box), in English and
+Turkish. Screenshots are written under ``test-artifacts/``."""
 
 from __future__ import annotations
 
