@@ -200,6 +200,13 @@
     });
   }
 
+  // A move of one tile: none selected, or several, is said plainly (nothing is sent).
+  function oneTile(picked) {
+    if (picked.length === 1) return true;
+    showError(picked.length ? gettext("Select just one tile.") : gettext("Select one tile first."));
+    return false;
+  }
+
   function act(kind, button) {
     var picked = selected().map(function (t) { return t.dataset.tile; });
     switch (kind) {
@@ -207,7 +214,7 @@
         play(kind, {});
         break;
       case "discard": case "finish":
-        if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
+        if (!oneTile(picked)) return;
         play(kind, { tile: picked[0] });
         break;
       case "open": case "lay":
@@ -219,7 +226,7 @@
         play("lay", { tiles: picked, onto: parseInt(button.dataset.onto, 10) });
         break;
       case "add": case "swap":
-        if (picked.length !== 1) { showError(gettext("Select one tile first.")); return; }
+        if (!oneTile(picked)) return;
         play(kind, { tile: picked[0], meld: parseInt(button.dataset.meld, 10) });
         break;
       case "feed": // assisted: one tap feeds (or swaps) the named rack tile onto this meld
@@ -451,7 +458,8 @@
     });
     list.querySelectorAll(".chat-time[datetime]:not([data-local])").forEach(function (time) {
       var when = new Date(time.getAttribute("datetime"));
-      if (!isNaN(when)) time.textContent = when.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      // In the page's language ("17:05" on a Turkish page), not the browser's.
+      if (!isNaN(when)) time.textContent = when.toLocaleTimeString(document.documentElement.lang || [], { hour: "2-digit", minute: "2-digit" });
       time.dataset.local = "1";
     });
     var input = panel.querySelector('input[name="text"]');

@@ -403,6 +403,23 @@ window.WebSocket.prototype = NativeWebSocket.prototype;
 """
 
 
+def test_a_discard_with_no_tile_or_several_selected_says_so_and_sends_nothing(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    table, users, hand = start("duz", seed_of(13))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert ui.state(page)["phase"] == "discard"  # seat 0 starts with 15 tiles
+    ui.click_action(page, "discard")
+    assert ui.error_text(page) == "Select one tile first."
+    ui.select(page, [0, 1])
+    ui.click_action(page, "discard")
+    assert ui.error_text(page) == "Select just one tile."
+    page.wait_for_timeout(300)
+    assert Hand.objects.get(pk=hand.pk).version == 0
+    assert page.okey_errors == []
+
+
 def test_a_move_lost_with_the_connection_is_reported_and_never_played_late(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
