@@ -101,6 +101,15 @@ def wait_for_socket(page: Any) -> None:
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
 
 
+def settled(page: Any) -> None:
+    """htmx has finished its swaps: the new markup's hx- attributes are live (htmx wires them
+    when the swap settles, 20 ms after it; a click before that, quicker than a person, would
+    send a plain form instead)."""
+    page.wait_for_function(
+        "() => !document.querySelector('.htmx-added, .htmx-settling, .htmx-swapping')"
+    )
+
+
 def wait_for_first_frame(page: Any) -> None:
     """Wait for the socket's first frame (pages without the frame log go on at once)."""
     page.wait_for_function(

@@ -61,10 +61,12 @@ def variant_choices(rows: Sequence[Variant] | None = None) -> list[tuple[str, st
     return [(v.key, messages.variant_name(v.name)) for v in rows if v.key in engine.VARIANTS]
 
 
-def _hint(choice: Choice) -> Any:
-    """What the engine accepts for an option, in the user's language."""
+def _hint(key: str, choice: Choice) -> Any:
+    """What the engine accepts for an option, in the user's language (its values by their
+    labels on the form)."""
     if choice.allowed is not None:
-        allowed = ", ".join(str(a) for a in choice.allowed)
+        names = VALUE_LABELS.get(key, {})
+        allowed = ", ".join(str(names.get(a, a)) for a in choice.allowed)
         return _("Choose one of: %(values)s.") % {"values": allowed}
     if isinstance(choice.default, bool):
         return _("Tick the box or leave it empty.")
@@ -134,12 +136,40 @@ class NewTableForm(forms.Form):
             self.fields[key] = self._field(key, choice)
             self.initial.setdefault(key, defaults.get(key, choice.default))
             self.option_names.append(key)
+        self.idle_when = self._idle_when(chosen, defaults)
+        # An option the rules ignore under the posted choices (a number of hands under a
+        # countdown) is neither read nor checked: the table gets its default.
+        posted = {}
+        if data is not None:
+            posted = {k: data.get(k) for k in self.option_names if data.get(k) is not None}
+        self.idle: frozenset[str] = engine.idle_options(chosen, {**defaults, **posted})
+        if data is not None:
+            for key in self.idle:
+                self.fields[key].disabled = True
+                self.fields[key].required = False
+        for field in self.fields.values():
+            if isinstance(field, forms.BooleanField):
+                field.label_suffix = ""  # a box's label follows it: no colon
         if len(PLAYERS[chosen]) > 1:
             self.fields["players"] = forms.IntegerField(
                 label=LABELS["players"],
                 widget=forms.Select(choices=[(n, str(n)) for n in PLAYERS[chosen]]),
             )
             self.initial.setdefault("players", max(PLAYERS[chosen]))
+
+    def _idle_when(self, variant: str, defaults: dict[str, Any]) -> dict[str, str]:
+        """For each option the rules ignore under some choice of another option, that choice
+        as ``"name=value"`` (the page hides the field while it is chosen), from the engine's
+        ``idle_options``."""
+        idle_when: dict[str, str] = {}
+        for key, choice in OPTIONS[variant].items():
+            values = list(choice.allowed or ())
+            idle = {v: engine.idle_options(variant, {**defaults, key: v}) for v in values}
+            for value in values:
+                # Idle under this value and not under every other: this choice idles it.
+                for option in idle[value] - frozenset.intersection(*idle.values()):
+                    idle_when.setdefault(option, f"{key}={value}")
+        return idle_when
 
     @staticmethod
     def _field(key: str, choice: Choice) -> forms.Field:
@@ -152,8 +182,12 @@ class NewTableForm(forms.Form):
                 options = [(a, names.get(a, str(a))) for a in choice.allowed]
                 # An IntegerField, not a choice field: the engine says what is allowed.
                 return forms.IntegerField(label=label, widget=forms.Select(choices=options))
+            # Bounds checked here too, so that each field out of range says so in the
+            # reader's language (the engine's own check names only the first).
             return forms.IntegerField(
                 label=label,
+                min_value=choice.low,
+                max_value=choice.high,
                 widget=forms.NumberInput(attrs={"min": choice.low, "max": choice.high}),
             )
         options = [(a, names.get(a, str(a))) for a in (choice.allowed or ())]
@@ -165,8 +199,13 @@ class NewTableForm(forms.Form):
         return names.clean_name(self.cleaned_data["name"])
 
     def options(self) -> dict[str, Any]:
-        """The table options, as posted (call after ``is_valid``)."""
-        return {k: self.cleaned_data[k] for k in self.option_names if k in self.cleaned_data}
+        """The table options, as posted (call after ``is_valid``), but those the rules ignore
+        under the others."""
+        return {
+            k: self.cleaned_data[k]
+            for k in self.option_names
+            if k in self.cleaned_data and k not in self.idle
+        }
 
     def players(self) -> int:
         return int(self.cleaned_data.get("players") or max(PLAYERS[self.variant_key]))
@@ -179,16 +218,32 @@ class NewTableForm(forms.Form):
             checked = engine.validate_options(self.variant_key, self.options())
             engine.variants.check_players(self.variant_key, self.players(), checked)
         except engine.OptionsError as exc:
-            message = str(exc)
-            self.add_error(
-                None, _("The rules do not allow these options: %(reason)s") % {"reason": message}
-            )
-            words = message.replace("'", " ").split()
-            key = next((w for w in words if w in self.option_names), None)
-            if key is not None:
-                self.add_error(key, _hint(OPTIONS[self.variant_key][key]))
+            # The engine's message is for developers (English, option keys): the reader gets
+            # the hint of the option it names, beside that field, in their language.
+            words = str(exc).replace("'", " ").split()
+            named = {w for w in words if w in self.fields and w not in ("variant", "name")}
+            key = next(iter(named)) if len(named) == 1 else None
+            if key == "players":
+                counts = ", ".join(str(n) for n in PLAYERS[self.variant_key])
+                self.add_error(key, _("Choose one of: %(values)s.") % {"values": counts})
+            elif key is not None:
+                self.add_error(key, _hint(key, OPTIONS[self.variant_key][key]))
+            else:
+                self.add_error(None, _("The rules do not allow these options together."))
         return cleaned
 
     def option_fields(self) -> list[forms.BoundField]:
         names = [*self.option_names, *(["players"] if "players" in self.fields else [])]
         return [self[name] for name in names]
+
+    def option_rows(self) -> list[dict[str, Any]]:
+        """Each option's field, with ``idle_when`` (:meth:`_idle_when`; "" for none) and
+        whether the posted choices make it idle now."""
+        return [
+            {
+                "field": field,
+                "idle_when": self.idle_when.get(field.name, ""),
+                "idle": field.name in self.idle,
+            }
+            for field in self.option_fields()
+        ]

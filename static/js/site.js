@@ -27,4 +27,19 @@
       field.form.submit();
     }
   });
+
+  // The New-table form: an option the rules ignore under another option's choice (a number
+  // of hands under a countdown) carries data-idle-when="name=value" and is hidden while that
+  // value is chosen (the server ignores it then too).
+  function showIdleOptions(form) {
+    form.querySelectorAll("[data-idle-when]").forEach(function (row) {
+      var rule = row.dataset.idleWhen.split("=");
+      var field = form.elements[rule[0]];
+      row.hidden = Boolean(field) && field.value === rule[1];
+    });
+  }
+  document.addEventListener("change", function (event) {
+    var form = event.target.form;
+    if (form && form.querySelector("[data-idle-when]")) showIdleOptions(form);
+  });
 })();

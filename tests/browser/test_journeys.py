@@ -121,6 +121,7 @@ def wait_seated(page: Any, position: int) -> None:
 
 
 def sit_here(page: Any) -> None:
+    ui.settled(page)  # the seat controls are loaded again with each frame
     page.locator('[data-action="sit"]').first.click()
 
 

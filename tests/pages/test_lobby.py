@@ -405,7 +405,9 @@ def test_it_opens_a_table_with_the_options_chosen_and_seats_its_creator(
     table = Table.objects.get()
     assert response.status_code == 302
     assert response["Location"] == reverse("table", args=[table.pk])
-    options = {k: v for k, v in changes.items() if k in OPTIONS[variant]}
+    # An option the rules ignore under the others (hands under a countdown) is not taken.
+    idle = engine.idle_options(variant, {**engine.default_options(variant), **changes})
+    options = {k: v for k, v in changes.items() if k in OPTIONS[variant] and k not in idle}
     assert table.options == real(variant, options)
     assert table.variant.key == variant and table.name == "Evening game"
     assert table.players == players and table.move_timer == table.options["timer"]
@@ -413,7 +415,8 @@ def test_it_opens_a_table_with_the_options_chosen_and_seats_its_creator(
     assert seats_state(table.pk)[0] == (0, host.pk, "")
     assert Seat.objects.filter(table=table, user__isnull=True, bot_level="").count() == players - 1
     # The form asked the engine about exactly what was posted.
-    assert checked[0] == (variant, {**engine.default_options(variant), **options})
+    posted = {**engine.default_options(variant), **options}
+    assert checked[0] == (variant, {k: v for k, v in posted.items() if k not in idle})
     rows = lobby_rows(home(client))
     assert options_shown(rows[table.pk]) == listed
 
@@ -454,17 +457,46 @@ def test_it_refuses_options_the_engine_does_not_allow(
     assert response.status_code == 200
     assert "HX-Redirect" not in response
     form = parse(response.content).one("form", id="new-table")
-    errors = form.one("ul", class_="errors").text()
-    assert errors == f"The rules do not allow these options: {reason}"
-    assert escape(reason) in response.content.decode()
+    # The field refused says why beside it, in the reader's words; the engine's own message
+    # (English, with option keys) is for developers and never shown.
     key = next(iter(changes))
-    if key in OPTIONS[variant]:
-        field = form.one("p", data_option=key)
-        assert "has-error" in field.attrs["class"].split()
-        assert field.one("span", class_="error").text()
+    field = form.one("p", data_option=key)
+    assert "has-error" in field.attrs["class"].split()
+    assert field.one("span", class_="error").text()
+    assert escape(reason) not in response.content.decode()
+    assert not form.all("ul", class_="errors")
     if form.all("input", name=key):  # a typed number is kept, so it can be corrected
         assert form_values(form)[key] == str(changes[key])
     assert not Table.objects.exists() and not Seat.objects.exists()
+
+
+def test_an_option_out_of_range_says_so_beside_it_in_the_readers_language() -> None:
+    client = signed_in(make_user("host", language="tr"))
+    response = post_new_table(client, "classic", {"scoring": "countdown", "start_score": -5})
+    form = parse(response.content).one("form", id="new-table")
+    field = form.one("p", data_option="start_score")
+    assert "has-error" in field.attrs["class"].split()
+    assert "eşit" in field.one("span", class_="error").text()  # Django's Turkish
+    assert not form.all("ul", class_="errors")
+    assert not Table.objects.exists()
+
+
+def test_an_option_the_scoring_ignores_is_hidden_and_never_refused() -> None:
+    """Under a countdown the match ends when a score reaches zero: the number of hands is not
+    used, so the form hides it (and shows it for plus/minus) and takes no value for it."""
+    client = signed_in(make_user("host"))
+    form = parse(client.get(reverse("new_table"), {"variant": "classic"}, headers=HTMX).content)
+    hands = form.one("p", data_option="hands")
+    assert hands.attrs["data-idle-when"] == "scoring=countdown"
+    assert "hidden" in hands.attrs
+    assert "hidden" not in form.one("p", data_option="start_score").attrs
+    response = post_new_table(client, "classic", {"scoring": "countdown", "hands": 0})
+    assert response.status_code == 302
+    assert Table.objects.get().options["hands"] == engine.default_options("classic")["hands"]
+    response = post_new_table(client, "classic", {"scoring": "plus_minus", "hands": 0})
+    field = parse(response.content).one("p", data_option="hands")
+    assert "hidden" not in field.attrs and "has-error" in field.attrs["class"].split()
+    assert Table.objects.count() == 1
 
 
 def test_it_refuses_a_value_that_is_not_a_number() -> None:
