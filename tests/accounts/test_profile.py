@@ -153,7 +153,7 @@ def test_the_history_lists_matches_with_total_winners_and_link() -> None:
     assert cells[1] == "Okey 51"
     assert cells[2] == done.table.shown_name
     assert cells[3] == "finished" and cells[4] == "120"
-    assert cells[5] == "Bot (strong), Elif K"
+    assert cells[5] == "Bot 2 (strong), Elif K"  # bots numbered by seat, as at the table
     assert (
         rows[1].one("a", href=reverse("table", args=[done.table_id])).text()
         == done.table.shown_name
