@@ -76,6 +76,11 @@ def mid_hand(variant: str, n: int, melds: int = 0) -> tuple[Any, Any, int]:
     return in_thread(make)  # type: ignore[no-any-return]
 
 
+# Seats' names cut short (an ellipsis): a side seat's name takes two lines instead.
+CUT_NAMES = """() => [...document.querySelectorAll('.felt .player .player-name')]
+  .filter(e => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+  .map(e => e.textContent)"""
+
 NEWEST_SHOWN = """text => {
   const log = document.querySelector('#table-live .event-log');
   const line = [...log.querySelectorAll('li')].find(li => li.textContent.trim() === text);
@@ -102,6 +107,8 @@ def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") ->
             outside = page.evaluate(OUTSIDE, selector)
             assert not outside, f"{what} outside the window ({where}): {outside}"
         assert not page.evaluate(ROWS_WRAP), f"a rack row wraps ({where})"
+        cut = page.evaluate(CUT_NAMES)
+        assert not cut, f"names cut short ({where}): {cut}"
         if newest:
             shown = page.evaluate(NEWEST_SHOWN, newest)
             assert not shown, f"the log's newest line is {shown} ({where}): {newest!r}"
