@@ -56,7 +56,7 @@ PLAN: dict[str, tuple[int | None, int]] = {
     "gobek17": (30, 16),
     "okey101": (20, 14),
 }
-FETCH_EVERY = 10  # versions between two rounds of page fetches by every observer
+FETCH_EVERY = 16  # versions between two rounds of page fetches by every observer
 WAIT = 20.0
 
 

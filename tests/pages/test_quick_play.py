@@ -145,6 +145,21 @@ def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left() -> None:
     assert not onlooker.all(data_action="start-with-bots")
 
 
+def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come() -> None:
+    """The last person stood up: at the countdown's end the clock closes the table (no bots
+    for nobody), and the panel says so instead of counting down to bots."""
+    ayse = make_user("ayse")
+    table = actions.quick_play(ayse, "classic")
+    actions.stand(table, ayse)
+    wait = controls(signed_in(ayse), table).one(data_quick=True)
+    assert wait.one("p", data_quick_empty=True).text() == (
+        "Nobody is seated: the table closes unless someone sits down."
+    )
+    assert not wait.all(data_quick_wait=True) and not wait.all(class_="countdown")
+    actions.fill_with_bots(table.pk, now=timezone.now() + timedelta(minutes=5))
+    assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
+
+
 def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled() -> None:
     ayse = make_user("ayse")
     table = actions.quick_play(ayse, "classic", level="expert")
