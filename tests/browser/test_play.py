@@ -35,11 +35,15 @@ def start(variant: str, seed: str) -> tuple[Table, list[Any], Hand]:
     return in_thread(make)  # type: ignore[no-any-return]
 
 
+def at_the_table(chromium: Any, server: DaphneServer, user: Any, table: Table) -> Any:
+    """``user``'s page at ``table``, open and connected."""
+    page = ui.signed_in_page(chromium, server, user)
+    ui.open_table(page, server, table.pk)
+    return page
+
+
 def seated_pages(chromium: Any, server: DaphneServer, table: Table, users: list[Any]) -> list[Any]:
-    pages = [ui.signed_in_page(chromium, server, u) for u in users]
-    for page in pages:
-        ui.open_table(page, server, table.pk)
-    return pages
+    return [at_the_table(chromium, server, u, table) for u in users]
 
 
 def scoreboard(page: Any) -> list[tuple[str, int]]:
@@ -236,8 +240,7 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
     table, users, hand = start("duz", seed_of(7))
-    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
-    ui.open_table(page, daphne_live_server, table.pk)
+    page = at_the_table(chromium, daphne_live_server, users[0], table)
     # Drag the first tile to the second row, and the last one to the far left.
     before = ui.rack_layout(page)
     first = before.index(next(t for t in before if t))
@@ -283,8 +286,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     from under the pointer, and a drag right after it lands. A "Fair deal" panel the player has
     opened stays open through it."""
     table, users, hand = start("duz", seed_of(7))
-    page = ui.signed_in_page(chromium, daphne_live_server, users[1])
-    ui.open_table(page, daphne_live_server, table.pk)
+    page = at_the_table(chromium, daphne_live_server, users[1], table)
     ui.wait_for_rack_frame(page)  # it makes the rack's handlers again
     page.evaluate(
         "() => { window.rackSortables = Array.from(document.querySelectorAll('#rack-area .slot'))"
@@ -294,8 +296,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     page.locator(".fair-deal summary").click()
 
     # Seat 0 (15 tiles) discards, from its own page.
-    mover = ui.signed_in_page(chromium, daphne_live_server, users[0])
-    ui.open_table(mover, daphne_live_server, table.pk)
+    mover = at_the_table(chromium, daphne_live_server, users[0], table)
     assert ui.simple_turn(mover)
     ui.wait_version(page, 1)
     same = page.evaluate(
@@ -342,8 +343,7 @@ def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
 
 def test_a_spectator_sees_no_rack(daphne_live_server: DaphneServer, chromium: Any) -> None:
     table, users, hand = start("okey51", seed_of(8))
-    player = ui.signed_in_page(chromium, daphne_live_server, users[0])
-    ui.open_table(player, daphne_live_server, table.pk)
+    player = at_the_table(chromium, daphne_live_server, users[0], table)
     spectator = chromium.new_context().new_page()
     ui.watch_errors(spectator)
     frames: list[str] = []
@@ -407,8 +407,7 @@ def test_a_discard_with_no_tile_or_several_selected_says_so_and_sends_nothing(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
     table, users, hand = start("duz", seed_of(13))
-    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
-    ui.open_table(page, daphne_live_server, table.pk)
+    page = at_the_table(chromium, daphne_live_server, users[0], table)
     assert ui.state(page)["phase"] == "discard"  # seat 0 starts with 15 tiles
     ui.click_action(page, "discard")
     assert ui.error_text(page) == "Select one tile first."
