@@ -143,10 +143,12 @@ class NewTableForm(forms.Form):
         if data is not None:
             posted = {k: data.get(k) for k in self.option_names if data.get(k) is not None}
         self.idle: frozenset[str] = engine.idle_options(chosen, {**defaults, **posted})
-        if data is not None:
+        if data is not None and self.idle:
+            # Read as its default (not disabled: the page may show the field again when the
+            # other choice changes, and a disabled field could not be typed in or sent).
+            self.data = self.data.copy()
             for key in self.idle:
-                self.fields[key].disabled = True
-                self.fields[key].required = False
+                self.data[key] = defaults.get(key, OPTIONS[chosen][key].default)
         for field in self.fields.values():
             if isinstance(field, forms.BooleanField):
                 field.label_suffix = ""  # a box's label follows it: no colon

@@ -497,6 +497,11 @@ def test_an_option_the_scoring_ignores_is_hidden_and_never_refused() -> None:
     field = parse(response.content).one("p", data_option="hands")
     assert "hidden" not in field.attrs and "has-error" in field.attrs["class"].split()
     assert Table.objects.count() == 1
+    # A form sent back with an error keeps the hidden field usable: the page shows it again
+    # when the scoring changes, and a value typed there then counts.
+    response = post_new_table(client, "classic", {"scoring": "countdown", "start_score": 0})
+    hands = parse(response.content).one("p", data_option="hands")
+    assert "hidden" in hands.attrs and "disabled" not in hands.one("input").attrs
 
 
 def test_it_refuses_a_value_that_is_not_a_number() -> None:
