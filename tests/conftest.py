@@ -75,6 +75,18 @@ def _empty_cache() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _language_of_the_site() -> Iterator[None]:
+    """Every test starts in the site's default language: a request through the test client
+    activates the reader's language in this thread (LocaleMiddleware) and leaves it active,
+    so a test that fetched a Turkish page would turn the next test's words Turkish."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
+@pytest.fixture(autouse=True)
 def _rate_windows_hold_still(monkeypatch: pytest.MonkeyPatch) -> None:
     """django-ratelimit counts in fixed windows that end at a moment of the hour taken from the
     key's hash (an address's: 192.0.2.77's at 17:15 past): a test that ran across that moment
