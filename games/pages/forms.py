@@ -141,7 +141,7 @@ class NewTableForm(forms.Form):
         # countdown) is neither read nor checked: the table gets its default.
         posted = {}
         if data is not None:
-            posted = {k: data.get(k) for k in self.option_names if data.get(k) is not None}
+            posted = {k: v for k in self.option_names if (v := data.get(k)) is not None}
         self.idle: frozenset[str] = engine.idle_options(chosen, {**defaults, **posted})
         if data is not None and self.idle:
             # Read as its default (not disabled: the page may show the field again when the

@@ -31,11 +31,11 @@ from django.utils.cache import patch_cache_control, patch_vary_headers
 from django.utils.http import urlencode
 from django.utils.translation import gettext
 
-from accounts.models import display_name
 from games import audit, engine, messages, policy
 from games.engine.export import scenario_of
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Seat, Table
+from games.reads import holder_name
 
 
 class ReplayError(Exception):
@@ -96,12 +96,10 @@ def _seat_in(participants: list[Participant], user: Any) -> int | None:
 
 
 def participant_name(p: Participant | None, position: int) -> str:
-    """Who held a seat in a hand, as the table names them."""
-    if p is not None and p.user_id and p.user is not None:
-        return display_name(p.user)
-    if p is not None and p.bot_level:
-        level = Seat.Bot(p.bot_level).label if p.bot_level in Seat.Bot.values else p.bot_level
-        return gettext("Bot %(number)s (%(level)s)") % {"number": position + 1, "level": level}
+    """Who held a seat in a hand, as the table names them (``reads.holder_name``); "Seat 2"
+    for a seat nobody held."""
+    if p is not None and ((p.user_id and p.user is not None) or p.bot_level):
+        return holder_name(p)
     return gettext("Seat %(number)s") % {"number": position + 1}
 
 
