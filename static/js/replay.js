@@ -11,6 +11,9 @@
     var link = document.querySelector('#replay-step a[data-replay="' + which + '"]');
     if (!link) return;
     event.preventDefault();
+    // A held key repeats faster than htmx takes over a freshly swapped link (it does so as
+    // the swap settles): process it now, or the click would load the whole page.
+    if (window.htmx) window.htmx.process(link);
     link.click();
   });
 })();

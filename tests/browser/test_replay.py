@@ -11,6 +11,7 @@ import pytest
 
 from games import actions
 from games.models import Hand
+from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import random_move, seed_of, user_table
 
@@ -57,10 +58,7 @@ def test_the_keys_step_through_a_replay_without_reloading(
     at(0)
     # htmx takes over the swapped-in links as the swap settles; a click before that is a
     # plain link's (the step's whole page: right, but not what this test is about).
-    page.wait_for_function(
-        "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
-        timeout=10_000,
-    )
+    ui.settled(page)
     page.locator('[data-replay="next"]').click()
     at(1)
     assert page.evaluate("() => window.__sameDocument === true"), "a step reloaded the page"
