@@ -15,10 +15,11 @@ after a fixed number of moves from a fixed seed, so that runs compare):
   middleware (session, user, locale), ``reads.table_context``, the chat panel and the
   template;
 - **live fragment**: what a table socket renders on every change,
-  ``reads.table_context`` + ``render_to_string("games/table.html#live", ...)``;
+  ``reads.table_context`` + ``frames.live`` (``#table-live``);
 - **socket frame**: what the seated player's table socket renders after every move
-  (``TableConsumer._render``: the fragments for this seat, ``#live`` and ``#rack``, and what
-  it needs to decide whether the rack changed, from a fresh read of the table); a fragment
+  (``TableConsumer._render``: the fragments for this seat, ``#table-live`` and
+  ``#rack-area``, and what it needs to decide whether the rack changed, from a fresh read of
+  the table); a fragment
   cache, if any, is emptied before each call so that every call renders;
 - and, to see where the time goes: **context**, ``reads.table_context`` alone; **state**,
   ``reads.table_state`` alone (the read a socket shares between the viewers of a table);
@@ -283,6 +284,11 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
     from games import reads
     from games.live import table_socket
 
+    try:
+        from games import frames
+    except ImportError:
+        frames = None
+
     client = Client(HTTP_HOST="127.0.0.1")
     client.force_login(user)
     url = f"/tables/{table_id}/"
@@ -296,7 +302,10 @@ def subjects(user: Any, table_id: int) -> dict[str, Callable[[], Any]]:
     def live() -> None:
         with translation.override("en"):
             context = reads.table_context(table_id, user)
-            render_to_string("games/table.html#live", context)
+            if frames is not None:
+                frames.live(context)
+            else:  # an older commit: the fragment was a partial of the page's template
+                render_to_string("games/table.html#live", context)
 
     consumer = table_socket.TableConsumer()
     consumer.table_id, consumer.position, consumer.invite = table_id, 0, None

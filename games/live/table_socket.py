@@ -42,7 +42,7 @@ from django.template.loader import render_to_string
 from django.utils import translation
 
 from accounts.language import of_session
-from games import actions, chat, limits, messages, policy, protocol, reads
+from games import actions, chat, frames, limits, messages, policy, protocol, reads
 from games.actions import events
 from games.errors import GameError, NotAllowed
 from games.live import loop_reads, server_tasks, session_groups, state_cache
@@ -75,7 +75,7 @@ class Rack:
     def html(self) -> str:
         if self._html is None:
             with translation.override(self.language):
-                self._html = render_to_string("games/table.html#rack", self.context)
+                self._html = frames.rack(self.context)
         return self._html
 
 
@@ -413,7 +413,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         position = self._seat_in(state)[1]
         with translation.override(self.language):
             context = reads.table_context(self.table_id, user, self.invite, state=state)
-            live = render_to_string("games/table.html#live", context)
+            live = frames.live(context)
         rack = Rack(context, self.language) if position is not None else None
         hand, view = context["hand"], context["view"]
         rack_key = None

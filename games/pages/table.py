@@ -2,12 +2,13 @@ import json
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
+from django.middleware.csrf import get_token
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
-from games import actions, messages, policy, protocol, reads
+from games import actions, frames, messages, policy, protocol, reads
 from games.errors import GameError, NotAllowed
 from games.limits import MAX_MESSAGE_LENGTH
 from games.models import Seat, Table
@@ -50,6 +51,8 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
     context["chat"] = reads.chat_context(
         table_id, request.user, invite, table=state.table, seats=state.seats, counts=counts
     )
+    context["live_html"] = frames.live(context, get_token(request))
+    context["rack_html"] = frames.rack(context)
     response = render(request, "games/table.html", context)
     if context["my_seat"] is not None:
         private(response)
@@ -119,8 +122,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
         )
         return HttpResponse(html, status=200 if exc.code != "not_your_seat" else 403)
     context = reads.table_context(table_id, request.user, invite)
-    html = render_to_string("games/table.html#live", context, request=request)
-    html += render_to_string("games/table.html#rack", context, request=request)
+    html = frames.live(context, get_token(request)) + frames.rack(context)
     return private(HttpResponse(html))
 
 

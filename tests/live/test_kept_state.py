@@ -10,10 +10,9 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
-from django.template.loader import render_to_string
 from django.utils import timezone, translation
 
-from games import actions, reads
+from games import actions, frames, reads
 from games.actions import broadcast
 from games.models import Hand, Presence, Seat
 from tests.play import connect, random_move, seed_of, user_table
@@ -56,7 +55,7 @@ def pages(state: reads.TableState, table_id: int, viewers: list[Any]) -> list[An
     for viewer in viewers:
         with translation.override("en"):
             context = reads.table_context(table_id, viewer, state=state)
-            live = render_to_string("games/table.html#live", context)
+            live = frames.live(context)
         shown.append((context, live))
     return shown
 
@@ -132,8 +131,8 @@ def test_a_state_brought_forward_is_the_state_read_move_by_move(
         assert pages(kept, table.pk, viewers) == pages(read, table.pk, viewers)
         with translation.override("en"):
             mover = reads.table_context(table.pk, users[seat], state=kept)
-            assert render_to_string("games/table.html#rack", mover) == render_to_string(
-                "games/table.html#rack", reads.table_context(table.pk, users[seat], state=read)
+            assert frames.rack(mover) == frames.rack(
+                reads.table_context(table.pk, users[seat], state=read)
             )
         brought.append(message["apply"]["action"]["do"])
         state = kept

@@ -283,14 +283,13 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
             assert await loop_reads.open_pool()
         monkeypatch.setattr(reads, "table_context", counting_context)
         racks_rendered: list[object] = []
-        real_render = table_socket.render_to_string
+        real_rack = table_socket.frames.rack
 
-        def counting_render(name: str, context: Any = None, *args: Any, **kwargs: Any) -> str:
-            if name.endswith("#rack"):
-                racks_rendered.append(context["my_seat"])
-            return real_render(name, context, *args, **kwargs)
+        def counting_rack(context: Any) -> str:
+            racks_rendered.append(context["my_seat"])
+            return real_rack(context)
 
-        monkeypatch.setattr(table_socket, "render_to_string", counting_render)
+        monkeypatch.setattr(table_socket.frames, "rack", counting_rack)
 
         def move() -> None:
             hand = Hand.objects.get(match__table_id=table_id)
