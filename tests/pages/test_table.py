@@ -5,12 +5,14 @@ from __future__ import annotations
 import html
 import json
 import re
+from pathlib import Path
 
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import translation
 
-from games import actions, engine
+from games import actions, engine, frames, reads
 from games.engine import layout
 from games.models import Seat
 from tests.play import seed_of, user_table
@@ -94,6 +96,24 @@ def test_it_speaks_turkish() -> None:
     assert "Masalar" in page and "Lobi" in page
     page = Client(headers={"accept-language": "en"}).get(reverse("home")).content.decode()
     assert "Tables" in page
+
+
+def test_each_frame_speaks_its_viewers_language_though_the_words_are_kept() -> None:
+    """The fragments' words are looked up once per language and kept (games/frames.py): a
+    Turkish frame, then an English one, then a Turkish one again, each in its own words."""
+    if not (Path(__file__).resolve().parents[2] / "locale/tr/LC_MESSAGES/django.mo").exists():
+        pytest.skip("the Turkish catalogue is not compiled (make compiles it with msgfmt)")
+    table, users = user_table("duz")
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
+    shown = {}
+    for language in ("tr", "en", "tr"):
+        with translation.override(language):
+            context = reads.table_context(table.pk, users[0])
+            shown[language] = frames.live(context) + frames.rack(context)
+    assert "Deste" in shown["tr"] and "Masadan ayrıl" in shown["tr"]
+    assert "Serilere göre diz" in shown["tr"] and "Sort by runs" not in shown["tr"]
+    assert "Pile" in shown["en"] and "Leave table" in shown["en"] and "Sort by runs" in shown["en"]
+    assert "Deste" not in shown["en"]
 
 
 def test_it_shows_table_melds_and_discards_to_everyone() -> None:
