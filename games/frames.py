@@ -133,9 +133,11 @@ def words() -> SimpleNamespace:
 
 @receiver(setting_changed, dispatch_uid="games.frames.forget")
 def _forget(*, setting: str, **kwargs: Any) -> None:
-    """Other catalogues (tests compile theirs into another ``LOCALE_PATHS``): look up again."""
+    """Other catalogues (tests compile theirs into another ``LOCALE_PATHS``) or other URLs:
+    look up again."""
     if setting in ("LOCALE_PATHS", "LANGUAGES", "LANGUAGE_CODE", "INSTALLED_APPS"):
         _words.cache_clear()
+    if setting in ("ROOT_URLCONF", "FORCE_SCRIPT_NAME", "INSTALLED_APPS"):
         _reverse.cache_clear()
 
 

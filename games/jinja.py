@@ -1,7 +1,8 @@
-"""The Jinja2 side of the templates: the hot partials a socket renders for every viewer after
-every move (a tile, the table's seats, discard spots and melds, a lobby row) live as Jinja2
-templates under ``templates/jinja2/`` and are rendered through Django's ``Jinja2`` backend
-(``settings.TEMPLATES``). Every other page is a Django template.
+"""The Jinja2 side of the templates: what a socket renders for every viewer after every move
+(the table's live fragments, games/frames.py, and their parts: a tile, the seats, discard spots
+and melds; a lobby row) lives as Jinja2 templates under ``templates/jinja2/`` and is rendered
+through Django's ``Jinja2`` backend (``settings.TEMPLATES``). Every other page is a Django
+template.
 
 Why two languages: the seats' loop drawn by Django's template language takes about 2.5 times
 as long as the same markup in Jinja2 (docs/PERFORMANCE.md, "Markup"), and a table socket renders

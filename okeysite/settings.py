@@ -156,8 +156,8 @@ TEMPLATES = [
         },
     },
     {
-        # The hot partials only (games/jinja.py says why): tiles, the table's seats, piles and
-        # melds, the lobby's rows.
+        # The hot templates only (games/jinja.py says why): the table's live fragments and
+        # their tiles, seats, piles and melds; the lobby's rows.
         "BACKEND": "django.template.backends.jinja2.Jinja2",
         "DIRS": [BASE_DIR / "templates" / "jinja2"],
         "APP_DIRS": False,
