@@ -349,6 +349,9 @@
   });
 
   // A panel the player opened (the fair deal's <details>) stays open when a frame redraws it.
+  // Before the match, the seat controls on screen stay there until the frame's own are
+  // fetched (its slot comes empty and loads them): no flash of an empty panel at each frame,
+  // and no button gone from under a finger.
   document.addEventListener("htmx:oobBeforeSwap", function (event) {
     var detail = event.detail;
     if (!detail || !detail.fragment || !detail.target) return;
@@ -356,6 +359,9 @@
       var next = detail.fragment.querySelector("#" + CSS.escape(open.id));
       if (next) next.open = true;
     });
+    var shown = detail.target.querySelector("#seat-controls-slot");
+    var coming = detail.fragment.querySelector("#seat-controls-slot");
+    if (shown && coming && !coming.hasChildNodes()) coming.innerHTML = shown.innerHTML;
   });
 
   // A new rack fragment replaces the tiles. When it holds the same tiles (a reconnect, the

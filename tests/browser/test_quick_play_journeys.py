@@ -73,6 +73,14 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
         first.locator("[data-quick]").wait_for(timeout=15_000)
         want = [f"{ayse.username} (you)", "empty", "empty", "empty"]
         assert occupants_once(first, want) == want
+        # From now on, the panel on the first page must never go blank (a frame redraws the
+        # table, and its seat controls are fetched again: the old stay until then).
+        first.evaluate(
+            """() => new MutationObserver(() => {
+                const slot = document.querySelector('#seat-controls-slot');
+                if (slot && !slot.hasChildNodes()) window.__blankPanel = true;
+            }).observe(document.body, {childList: true, subtree: true})"""
+        )
         press_play_now(second, "classic")
         assert second.url == first.url
         table = Table.objects.get(seats__user=ayse)
@@ -94,6 +102,7 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
             assert re.fullmatch(r"\d+ s", label), label
             page.locator('[data-action="start-with-bots"]').wait_for(timeout=15_000)
             assert page.locator('[data-action="add-bot"], [data-action="start"]').count() == 0
+        assert first.evaluate("() => window.__blankPanel") is None, "the panel went blank"
         second.screenshot(path=str(artifacts / f"quick-wait-{size}.png"))
         # The page counts the seconds down by itself.
         second.wait_for_function(
