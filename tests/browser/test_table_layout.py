@@ -96,7 +96,29 @@ def newest_log_line(table_id: int, user: Any, language: str) -> str:
         return str(reads.table_context(table_id, user)["log"][-1])
 
 
+# Countdowns whose seconds do not fit in their bar (the text's box taller than the bar).
+CLIPPED_SECONDS = """() => [...document.querySelectorAll('.countdown')].filter(bar => {
+  const label = bar.querySelector('.countdown-label');
+  if (!label || !label.textContent.trim() || getComputedStyle(label).display === 'none') {
+    return false;
+  }
+  const text = document.createRange();
+  text.selectNodeContents(label);
+  return text.getBoundingClientRect().height > bar.getBoundingClientRect().height + 1;
+}).map(bar => bar.closest('.player').dataset.side)"""
+
+# Another seat's countdown, as it shows when that seat is to play: the viewer's own, copied
+# onto the seat on the right (the page's script counts it down as any other).
+ANOTHER_SEATS_COUNTDOWN = """() => {
+  const bar = document.querySelector('.player.is-me .countdown').cloneNode(true);
+  bar.classList.remove('is-mine');
+  document.querySelector('.player[data-side="right"]').append(bar);
+}"""
+
+
 def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") -> None:
+    page.evaluate(ANOTHER_SEATS_COUNTDOWN)
+    page.locator('.player[data-side="right"] .countdown-label').filter(has_text="s").wait_for()
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
@@ -107,6 +129,8 @@ def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") ->
             outside = page.evaluate(OUTSIDE, selector)
             assert not outside, f"{what} outside the window ({where}): {outside}"
         assert not page.evaluate(ROWS_WRAP), f"a rack row wraps ({where})"
+        clipped = page.evaluate(CLIPPED_SECONDS)
+        assert not clipped, f"a countdown's seconds are cut ({where}): {clipped}"
         cut = page.evaluate(CUT_NAMES)
         assert not cut, f"names cut short ({where}): {cut}"
         if newest:
