@@ -20,7 +20,9 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import translation
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
@@ -175,6 +177,21 @@ def _variant_and_level(request: HttpRequest) -> tuple[str, str] | HttpResponse:
     return key, level
 
 
+def _refusal_with_the_way_back(request: HttpRequest, exc: GameError) -> str:
+    """A refusal of a lobby button; one for a seat at another table links to that table (a
+    player who closed its tab finds their way back without looking for it)."""
+    words = refusal(exc)
+    if exc.code != "already_seated":
+        return words
+    seat = reads.live_seat(request.user)
+    if seat is None:
+        return words
+    link = gettext("Return to your table: %(name)s") % {"name": seat["name"]}
+    return format_html(
+        '{} <a href="{}" data-action="return-to-table">{}</a>', words, seat["url"], link
+    )
+
+
 def _remember_level(request: HttpRequest, level: str) -> None:
     profile = Profile.of(request.user)
     if profile.play_now_level != level:
@@ -193,7 +210,7 @@ def _seat_and_go(request: HttpRequest, seat: Callable[[str, str], int]) -> HttpR
     try:
         table_id = seat(key, level)
     except GameError as exc:
-        messages.error(request, refusal(exc))
+        messages.error(request, _refusal_with_the_way_back(request, exc))
         return _redirect(request, reverse("lobby"))
     _remember_level(request, level)
     return _redirect(request, reverse("table", args=[table_id]))

@@ -888,13 +888,19 @@ def test_a_player_sits_at_one_live_table_at_a_time() -> None:
     response = client.post(reverse("play_now"), {"variant": "gobek17"}, follow=True)
     assert response.redirect_chain == [(reverse("lobby"), 302)]
     page = parse(response.content)
-    assert page.one("ul", class_="messages").text() == REFUSED_ELSEWHERE
+    # Play now's refusal says where her seat is, with the link to it.
+    refused = page.one("ul", class_="messages")
+    assert refused.text() == f"{REFUSED_ELSEWHERE} Return to your table: First"
+    assert refused.one("a", data_action="return-to-table").attrs["href"] == reverse(
+        "table", args=[first.pk]
+    )
     assert (seats_state(first.pk), seats_state(other.pk), Table.objects.count()) == before
 
-    # The lobby offers the way back.
+    # The lobby offers the way back, at the top of "Play now".
     back = page.one(id="lobby-return").one("a", data_action="return-to-table")
     assert back.attrs["href"] == reverse("table", args=[first.pk])
     assert back.text() == "Return to your table: First"
+    assert page.one("section", class_="play-now").one(id="lobby-return")
     theirs = home(signed_in(bob)).one(id="lobby-return").one("a", data_action="return-to-table")
     assert theirs.attrs["href"] == reverse("table", args=[other.pk])
 
