@@ -213,8 +213,8 @@ def event_text(
     if kind == "penalty":
         points, reason = event.get("points", 0), penalty_reason(str(event.get("reason", "")))
         if you:
-            return _("You %(points)+d (%(reason)s).") % {"points": points, "reason": reason}
-        return _("%(who)s %(points)+d (%(reason)s).") % {
+            return _("You: %(points)+d points (%(reason)s).") % {"points": points, "reason": reason}
+        return _("%(who)s: %(points)+d points (%(reason)s).") % {
             "who": who,
             "points": points,
             "reason": reason,

@@ -116,6 +116,29 @@ def test_every_entry_is_translated_and_none_is_fuzzy(po: Path) -> None:
     assert not problems, "\n".join(problems)
 
 
+# The formal "siz" forms: second-person plural endings ("ayrılıyor musunuz", "uzaktasınız"),
+# possessives ("sıranızı", "adresinizden") and imperatives ("deneyin", "bekleyin").
+FORMAL = re.compile(
+    r"\b\w*(?:sınız|siniz|sunuz|sünüz|ınız|iniz|unuz|ünüz)\w*\b"
+    r"|\b\w*[aeıioöuü]n[ıiuü]z[ıiuüaed]\w*\b"
+    r"|\b(?:deneyin|bekleyin|tıklayın|oynayın|ekleyin|başlayın|saklayın|izleyin|girin|seçin"
+    r"|yapın|kapatın|bitirin|ayrılın|edin|alın|atın|verin|bakın|yazın|oturun|kalkın)\b",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.parametrize("po", sorted(LOCALE.glob("tr/LC_MESSAGES/*.po")), ids=lambda p: p.name)
+def test_the_turkish_site_says_sen_to_the_player_throughout(po: Path) -> None:
+    """The site speaks to a player as "sen" (as players do at a table), never as "siz"."""
+    formal = [
+        f"{po.name}:{e['line']}: {word!r} in {text[:70]!r}"
+        for e in po_entries(po)
+        for text in e["msgstr"]
+        for word in FORMAL.findall(text)
+    ]
+    assert not formal, "\n".join(formal)
+
+
 @pytest.mark.parametrize("po", CATALOGUES, ids=lambda p: p.relative_to(LOCALE).as_posix())
 def test_msgfmt_finds_nothing_untranslated_or_fuzzy(po: Path) -> None:
     msgfmt = shutil.which("msgfmt")
