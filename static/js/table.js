@@ -399,6 +399,19 @@
     keptSelection = null;
   }
 
+  // When the match starts, a seat that was scrolled away from the felt (on a phone the chat
+  // is under the rack: chatting while the table filled) is brought back to it.
+  var tableStatus = live() ? live().dataset.status : "";
+  function matchStarted() {
+    var now = live() ? live().dataset.status : "";
+    var started = tableStatus === "open" && now === "playing";
+    tableStatus = now;
+    if (!started || live().dataset.seat === "") return;
+    var main = live().closest("main");
+    if (main && main.scrollTop > 0) main.scrollTo({ top: 0 });
+    window.scrollTo({ top: 0 });
+  }
+
   document.addEventListener("htmx:wsAfterMessage", function (event) {
     var message = event.detail && event.detail.message;
     if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) {
@@ -416,6 +429,7 @@
         return;
       }
       turnInTitle();
+      matchStarted();
       if (pending && version() > pending.version) pending = null;
       setupDropSpots();
       document.body.dispatchEvent(new CustomEvent("table-changed"));

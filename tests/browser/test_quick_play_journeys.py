@@ -104,6 +104,8 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
             assert page.locator('[data-action="add-bot"], [data-action="start"]').count() == 0
         assert first.evaluate("() => window.__blankPanel") is None, "the panel went blank"
         second.screenshot(path=str(artifacts / f"quick-wait-{size}.png"))
+        # The second is down at the chat while they wait (on a phone it is under the rack).
+        second.locator('#chat input[name="text"]').scroll_into_view_if_needed()
         # The page counts the seconds down by itself.
         second.wait_for_function(
             "() => document.querySelector('[data-quick-wait]').textContent.trim() === '0 s'",
@@ -112,10 +114,13 @@ def test_two_strangers_press_play_now_meet_at_one_table_and_play_with_two_bots(
     finally:
         server.resume_clock()
 
-    # The wait is over: two bots sit down and the match starts; each page is its seat's.
+    # The wait is over: two bots sit down and the match starts; each page is its seat's, and
+    # shows the felt from its top (the second was scrolled down to the chat).
     for page in (first, second):
         page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
         assert page.locator("[data-quick]").count() == 0
+        page.wait_for_function("() => document.querySelector('main').scrollTop === 0")
+        assert page.locator(".table-status").bounding_box()["y"] >= 0
     wait_seated(first, 0)
     wait_seated(second, 1)
     table.refresh_from_db()
