@@ -18,6 +18,10 @@
   var spotSortables = [];
 
   function live() { return document.getElementById("table-live"); }
+  // A move's key typed without its letter's Turkish marks counts (c for "Çek" on a keyboard
+  // without ç).
+  var PLAIN_LETTERS = { "ç": "c", "ğ": "g", "ı": "i", "ö": "o", "ş": "s", "ü": "u" };
+  function plainKey(key) { return PLAIN_LETTERS[key] || key; }
   function rackArea() { return document.getElementById("rack-area"); }
   function page() { return document.querySelector(".table-page"); }
 
@@ -309,8 +313,11 @@
       return;
     }
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    var key = event.key.toLowerCase();
-    var button = document.querySelector('#table-live [data-key="' + key + '"]');
+    var key = plainKey(event.key.toLowerCase());
+    var button = Array.prototype.find.call(
+      document.querySelectorAll("#table-live [data-key]"),
+      function (b) { return plainKey(b.dataset.key) === key; }
+    );
     if (button && !button.disabled) { event.preventDefault(); act(button.dataset.action, button); }
   });
 

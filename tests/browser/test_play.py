@@ -278,6 +278,35 @@ def test_the_rack_order_survives_a_reload_and_a_second_socket_gets_each_move(
         assert p.okey_errors == []
 
 
+def test_the_turkish_keys_play_and_c_stands_for_c_cedilla(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """The move keys follow the page's language ("Çek" is Ç, "At" is T), and a key typed
+    without its letter's marks counts: a keyboard without ç draws with c."""
+    table, users, hand = start("duz", seed_of(7))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    page.context.add_cookies(
+        [{"name": "django_language", "value": "tr", "url": daphne_live_server.url}]
+    )
+    ui.open_table(page, daphne_live_server, table.pk)
+    assert page.locator('[data-action="draw"] kbd').inner_text() == "Ç"
+    ui.wait_for_rack_frame(page)
+
+    # Seat 0 (15 tiles) discards, from its own page.
+    assert ui.simple_turn(at_the_table(chromium, daphne_live_server, users[0], table))
+    ui.wait_version(page, 1)
+    page.keyboard.press("c")  # draw
+    ui.wait_version(page, 2)
+    assert len(ui.rack_tiles(page)) == 15
+    tile = page.locator("#rack-area .slot .tile").first
+    tile.focus()
+    page.keyboard.press(" ")
+    page.keyboard.press("t")  # "At": discard
+    ui.wait_version(page, 3)
+    assert len(ui.rack_tiles(page)) == 14
+    assert ui.error_text(page) == "" and page.okey_errors == []
+
+
 def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
