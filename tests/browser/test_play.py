@@ -283,7 +283,7 @@ def test_the_turkish_keys_play_and_c_stands_for_c_cedilla(
 ) -> None:
     """The move keys follow the page's language ("Çek" is Ç, "At" is T), and a key typed
     without its letter's marks counts: a keyboard without ç draws with c."""
-    table, users, hand = start("duz", seed_of(7))
+    table, users, _ = start("duz", seed_of(7))
     page = ui.signed_in_page(chromium, daphne_live_server, users[1])
     page.context.add_cookies(
         [{"name": "django_language", "value": "tr", "url": daphne_live_server.url}]
