@@ -85,6 +85,7 @@ WORDS: dict[str, Any] = {
     "new_game": _("New game"),
     "lobby": _("Back to lobby"),
     "waiting": _("Waiting for the others…"),
+    "is_ready": pgettext_lazy("a player between hands", "ready"),
     "ready": _("Ready for the next hand"),
     "next_deal": _("The next hand is dealt in %(seconds)s s"),
     "replay": _("Replay this hand"),

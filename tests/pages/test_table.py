@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import html
 import json
+import random
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -14,8 +16,9 @@ from django.utils import translation
 
 from games import actions, engine, frames, reads
 from games.engine import layout
-from games.models import Seat
-from tests.play import seed_of, user_table
+from games.models import Match, Seat
+from tests.markup import parse
+from tests.play import connect, play_hand, seed_of, user_table
 
 pytestmark = pytest.mark.django_db
 
@@ -114,6 +117,27 @@ def test_each_frame_speaks_its_viewers_language_though_the_words_are_kept() -> N
     assert "Serilere göre diz" in shown["tr"] and "Sort by runs" not in shown["tr"]
     assert "Pile" in shown["en"] and "Leave table" in shown["en"] and "Sort by runs" in shown["en"]
     assert "Deste" not in shown["en"]
+
+
+def test_between_hands_the_scoreboard_marks_who_is_ready(settings: Any) -> None:
+    settings.NEXT_HAND_PAUSE_SECONDS = 60  # the next hand waits for everyone, or a minute
+    table, users = user_table("classic")
+    connect(table, users)  # all four here: the next hand waits for each of them
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(34))
+    play_hand(match.hands.get(), users, random.Random(34))
+    match.refresh_from_db()
+    assert match.status == Match.Status.PLAYING and match.next_hand_at is not None
+    actions.ready(table, users[2])
+
+    def ready_rows(viewer: Any) -> list[str]:
+        board = parse(frames.live(reads.table_context(table.pk, viewer)))
+        rows = board.one("table", class_="scoreboard").one("tbody").all("tr")
+        return [row.all("td")[0].text() for row in rows if row.all(data_ready=True)]
+
+    assert ready_rows(users[0]) == [f"{users[2].username} ready"]
+    assert ready_rows(users[2]) == [f"{users[2].username} ready"]
+    actions.ready(table, users[0])
+    assert ready_rows(users[1]) == [f"{users[0].username} ready", f"{users[2].username} ready"]
 
 
 def test_it_shows_table_melds_and_discards_to_everyone() -> None:
