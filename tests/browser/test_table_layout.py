@@ -96,29 +96,30 @@ def newest_log_line(table_id: int, user: Any, language: str) -> str:
         return str(reads.table_context(table_id, user)["log"][-1])
 
 
-# Countdowns whose seconds do not fit in their bar (the text's box taller than the bar).
-CLIPPED_SECONDS = """() => [...document.querySelectorAll('.countdown')].filter(bar => {
-  const label = bar.querySelector('.countdown-label');
-  if (!label || !label.textContent.trim() || getComputedStyle(label).display === 'none') {
-    return false;
+# Countdowns whose seconds do not fit in their bar (the text's box taller than the bar). The
+# viewer's own is copied onto the seat on the right first, as another seat's countdown shows
+# when that seat is to play (in the same call: a frame could redraw the seats in between).
+CLIPPED_SECONDS = """() => {
+  const right = document.querySelector('.player[data-side="right"]');
+  if (!right.querySelector('.countdown')) {
+    const bar = document.querySelector('.player.is-me .countdown').cloneNode(true);
+    bar.classList.remove('is-mine');
+    bar.querySelector('.countdown-label').textContent = '30 s';
+    right.append(bar);
   }
-  const text = document.createRange();
-  text.selectNodeContents(label);
-  return text.getBoundingClientRect().height > bar.getBoundingClientRect().height + 1;
-}).map(bar => bar.closest('.player').dataset.side)"""
-
-# Another seat's countdown, as it shows when that seat is to play: the viewer's own, copied
-# onto the seat on the right (the page's script counts it down as any other).
-ANOTHER_SEATS_COUNTDOWN = """() => {
-  const bar = document.querySelector('.player.is-me .countdown').cloneNode(true);
-  bar.classList.remove('is-mine');
-  document.querySelector('.player[data-side="right"]').append(bar);
+  return [...document.querySelectorAll('.countdown')].filter(bar => {
+    const label = bar.querySelector('.countdown-label');
+    if (!label || !label.textContent.trim() || getComputedStyle(label).display === 'none') {
+      return false;
+    }
+    const text = document.createRange();
+    text.selectNodeContents(label);
+    return text.getBoundingClientRect().height > bar.getBoundingClientRect().height + 1;
+  }).map(bar => bar.closest('.player').dataset.side);
 }"""
 
 
 def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") -> None:
-    page.evaluate(ANOTHER_SEATS_COUNTDOWN)
-    page.locator('.player[data-side="right"] .countdown-label').filter(has_text="s").wait_for()
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
         page.wait_for_timeout(150)
