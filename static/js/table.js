@@ -468,6 +468,21 @@
     htmx.ajax("POST", panel.dataset.url, { values: { payload: JSON.stringify(message) }, swap: "none" });
   }
 
+  // Lines that come while the chat is out of sight (on a phone it is under the rack) are
+  // counted on a button by the table's name, which brings the chat into view.
+  var chatKnown = null; // the ids of the lines already shown (null before the first look)
+  var chatInSight = true;
+  var chatUnread = 0;
+
+  function showUnread() {
+    var button = document.getElementById("chat-unread");
+    if (!button) return;
+    button.hidden = chatUnread === 0;
+    button.textContent = interpolate(
+      ngettext("%s new message", "%s new messages", chatUnread), [chatUnread]
+    );
+  }
+
   function chatUpdated() {
     var panel = chatPanel();
     var list = document.getElementById("chat-lines");
@@ -476,8 +491,13 @@
     // A line may come twice (pushed by the socket and in a fresh list): keep the first.
     var seen = {};
     list.querySelectorAll(".chat-line[data-id]").forEach(function (line) {
-      if (seen[line.dataset.id]) line.remove(); else seen[line.dataset.id] = true;
+      if (seen[line.dataset.id]) { line.remove(); return; }
+      seen[line.dataset.id] = true;
+      var mine = me && line.dataset.user === me;
+      if (chatKnown && !chatKnown[line.dataset.id] && !mine && !chatInSight) chatUnread += 1;
     });
+    chatKnown = seen;
+    showUnread();
     // Lines pushed by the socket are the same for every reader: no mute button on one's own
     // lines, none at all for an anonymous reader.
     list.querySelectorAll('[data-action="mute"]').forEach(function (button) {
@@ -544,6 +564,18 @@
     chatUpdated();
     // Lines arrive by the socket and by the HTTP fallback's answer alike.
     new MutationObserver(chatUpdated).observe(panel, { childList: true, subtree: true });
+    if (window.IntersectionObserver) {
+      new IntersectionObserver(function (entries) {
+        chatInSight = entries[entries.length - 1].intersectionRatio >= 0.25;
+        if (chatInSight && chatUnread) { chatUnread = 0; showUnread(); }
+      }, { threshold: [0, 0.25, 0.5] }).observe(panel);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest("[data-chat-unread]")) return;
+    var panel = chatPanel();
+    if (panel) panel.scrollIntoView({ block: "end" });
   });
 
   // ------------------------------------------------------------------ the tab's title

@@ -103,3 +103,53 @@ def test_two_players_chat_in_their_languages_and_one_mutes_the_other(
     for page in (mine, theirs):
         assert page.okey_errors == []
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_a_line_that_comes_while_the_chat_is_out_of_sight_is_counted_by_the_tables_name(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    """On a phone the chat is under the rack, out of sight while one plays: a line from the
+    other player is counted on a button by the table's name, which brings the chat into view.
+    At a desktop the chat is beside the board, in sight: nothing is counted there."""
+    ada = in_thread(lambda: make_user("ada-unread", language="en"))
+    can = in_thread(lambda: make_user("can-unread", language="tr"))
+
+    def make() -> Table:
+        ensure_variants()
+        table = actions.open_table(variant="classic", user=ada, name="Unread")
+        actions.sit(table, can, 1)
+        for position in (2, 3):
+            actions.add_bot(table, position, "greedy", by=ada)
+        Table.objects.filter(pk=table.pk).update(move_timer=0)
+        actions.start_match(table.pk, by=ada)
+        return table
+
+    table = in_thread(make)
+    mine = ui.signed_in_page(chromium, daphne_live_server, ada)
+    theirs = ui.signed_in_page(chromium, daphne_live_server, can, PHONE)
+    for page in (mine, theirs):
+        ui.open_table(page, daphne_live_server, table.pk)
+    unread = theirs.locator("#chat-unread")
+    assert unread.is_hidden()
+
+    box = mine.locator('#chat-form input[name="text"]')
+    for n, text in enumerate(("Hello", "Your turn"), 1):
+        box.fill(text)
+        box.press("Enter")
+        wait_line(theirs, f"ada-unread {text}")
+        unread.filter(has_text=f"{n} yeni mesaj").wait_for(timeout=5_000)
+    assert mine.locator("#chat-unread").is_hidden()  # the sender's own lines, in sight
+    box_on_phone = unread.bounding_box()
+    assert box_on_phone is not None and box_on_phone["y"] >= 0  # on the first screen
+    theirs.screenshot(path=str(artifacts / "chat-unread-phone-tr.png"))
+
+    unread.click()
+    unread.wait_for(state="hidden", timeout=5_000)
+    assert theirs.locator('#chat-form input[name="text"]').is_visible()
+    mine.locator('#chat-form input[name="text"]').fill("Still there?")
+    mine.locator('#chat-form input[name="text"]').press("Enter")
+    wait_line(theirs, "ada-unread Still there?")
+    assert unread.is_hidden()  # in sight now: nothing to count
+    for page in (mine, theirs):
+        assert page.okey_errors == []
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
