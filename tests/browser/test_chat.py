@@ -42,11 +42,11 @@ def wait_line(page: Any, line: str) -> None:
     )
 
 
-def test_two_players_chat_in_their_languages_and_one_mutes_the_other(
-    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
-) -> None:
-    ada = in_thread(lambda: make_user("ada", language="en"))
-    can = in_thread(lambda: make_user("can", language="tr"))
+def two_players(server: DaphneServer, chromium: Any, names: tuple[str, str]) -> tuple[Any, Any]:
+    """A classic match between two people and two bots, no move timer: the first player
+    (English) at a desktop, the second (Turkish) on a phone, each page at the table."""
+    ada = in_thread(lambda: make_user(names[0], language="en"))
+    can = in_thread(lambda: make_user(names[1], language="tr"))
 
     def make() -> Table:
         ensure_variants()
@@ -59,10 +59,17 @@ def test_two_players_chat_in_their_languages_and_one_mutes_the_other(
         return table
 
     table = in_thread(make)
-    mine = ui.signed_in_page(chromium, daphne_live_server, ada)
-    theirs = ui.signed_in_page(chromium, daphne_live_server, can, PHONE)
+    mine = ui.signed_in_page(chromium, server, ada)
+    theirs = ui.signed_in_page(chromium, server, can, PHONE)
     for page in (mine, theirs):
-        ui.open_table(page, daphne_live_server, table.pk)
+        ui.open_table(page, server, table.pk)
+    return mine, theirs
+
+
+def test_two_players_chat_in_their_languages_and_one_mutes_the_other(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    mine, theirs = two_players(daphne_live_server, chromium, ("ada", "can"))
 
     # A typed line, sent with Enter: both pages show it, and the sender's box is empty again.
     box = mine.locator('#chat-form input[name="text"]')
@@ -111,24 +118,7 @@ def test_a_line_that_comes_while_the_chat_is_out_of_sight_is_counted_by_the_tabl
     """On a phone the chat is under the rack, out of sight while one plays: a line from the
     other player is counted on a button by the table's name, which brings the chat into view.
     At a desktop the chat is beside the board, in sight: nothing is counted there."""
-    ada = in_thread(lambda: make_user("ada-unread", language="en"))
-    can = in_thread(lambda: make_user("can-unread", language="tr"))
-
-    def make() -> Table:
-        ensure_variants()
-        table = actions.open_table(variant="classic", user=ada, name="Unread")
-        actions.sit(table, can, 1)
-        for position in (2, 3):
-            actions.add_bot(table, position, "greedy", by=ada)
-        Table.objects.filter(pk=table.pk).update(move_timer=0)
-        actions.start_match(table.pk, by=ada)
-        return table
-
-    table = in_thread(make)
-    mine = ui.signed_in_page(chromium, daphne_live_server, ada)
-    theirs = ui.signed_in_page(chromium, daphne_live_server, can, PHONE)
-    for page in (mine, theirs):
-        ui.open_table(page, daphne_live_server, table.pk)
+    mine, theirs = two_players(daphne_live_server, chromium, ("ada-unread", "can-unread"))
     unread = theirs.locator("#chat-unread")
     assert unread.is_hidden()
 
