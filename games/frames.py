@@ -18,11 +18,11 @@ from __future__ import annotations
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
-from urllib.parse import quote
 
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from django.template import engines
+from django.template.defaultfilters import urlencode
 from django.urls import get_script_prefix, reverse
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, pgettext_lazy
@@ -154,7 +154,7 @@ def url(name: str, *args: Any) -> str:
 
 def with_invite(invite: Any) -> str:
     """The query that carries a private table's invite on to a link (``""`` for none)."""
-    return "?invite=" + quote(str(invite), safe="/") if invite else ""
+    return "?invite=" + urlencode(invite) if invite else ""
 
 
 # What the templates call: the board's per-seat parts and the tiles (their own modules say

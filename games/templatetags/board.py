@@ -1,33 +1,29 @@
-"""The board's per-seat parts of ``#table-live`` (``templates/games/table.html``):
+"""The board's per-seat parts of ``#table-live``, called by its template
+(``templates/jinja2/games/table_live.jinja``, rendered by games/frames.py):
 
-    {% load board %}
-    <ul class="players">{% players seats my_seat hand live %}</ul>
-    <div class="discards">{% discard_spots seats my_seat take_from assist public.okey %}</div>
-    <div class="melds">{% meld_groups seats my_seat legal assist public.okey %}</div>
+    <ul class="players">{{ players(seats, my_seat, hand, live) }}</ul>
+    <div class="discards">{{ discard_spots(seats, my_seat, take_from, assist, okey) }}</div>
+    <div class="melds">{{ meld_groups(seats, my_seat, legal, assist, okey, variant) }}</div>
 
 A table socket renders ``#table-live`` for every view after every move, and these three loops
 over the seats are most of it; so their markup is in Jinja2 partials
 (``templates/jinja2/games/players.jinja``, ``discard_spots.jinja``, ``meld_groups.jinja``;
-games/jinja.py says why), and each tag here prepares a seat's words (translatable strings,
-looked up in Python where ``makemessages`` finds them) and where it sits around the felt. The
-classes and hooks are the ones docs/ARCHITECTURE.md ("The table page") documents and the tests
-read.
+games/jinja.py says why), and each function here prepares a seat's words (translatable
+strings, looked up in Python where ``makemessages`` finds them) and where it sits around the
+felt. The classes and hooks are the ones docs/ARCHITECTURE.md ("The table page") documents and
+the tests read.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django import template
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext, ngettext
 
 from games import engine
 from games.jinja import render
 from games.templatetags.tiles import tile_html, tiles
-
-register = template.Library()
-
 
 # Where each seat sits around the felt, seen from the viewer's seat (a spectator sees seat 0's
 # place): play passes to the right, so the next seat is on the right and the previous one,
@@ -83,7 +79,6 @@ def hue(seat: dict[str, Any]) -> int:
     return sum(map(ord, str(seat["name"] or seat["display"]))) % AVATAR_HUES
 
 
-@register.simple_tag
 def players(seats: Any, my_seat: Any, hand: Any, live: Any) -> SafeString:
     """Each seat's ``<li class="player">`` (``games/players.jinja``): name, team, presence,
     turn, tiles in the rack (while the hand is ``live``), opening, score, and the move timer's
@@ -147,7 +142,6 @@ def _opened(opened: str, opened_with: dict[str, Any]) -> str:
     return gettext("opened")
 
 
-@register.simple_tag
 def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: Any) -> SafeString:
     """Each seat's discard spot (``games/discard_spots.jinja``): its top discard, and the
     earlier ones folded away; the one the viewer may take from is ``takeable`` (and
@@ -183,7 +177,6 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
     )
 
 
-@register.simple_tag
 def meld_groups(
     seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any, variant: Any = ""
 ) -> SafeString:

@@ -415,7 +415,7 @@
     tableStatus = now;
     if (!started || live().dataset.seat === "") return;
     var main = live().closest("main");
-    if (main && main.scrollTop > 0) main.scrollTo({ top: 0 });
+    if (main) main.scrollTo({ top: 0 });
     window.scrollTo({ top: 0 });
   }
 
