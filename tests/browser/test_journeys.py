@@ -255,6 +255,16 @@ def test_a_player_leaves_during_a_match_a_bot_takes_the_seat_and_play_now_works_
     wait_seated(pages[0], 0)
     play_one_turn(pages[0], pages[1])
 
+    # Off to the lobby mid-match, Play now is refused with the way back to the table, which
+    # the link in the refusal takes.
+    pages[0].locator(".site-header .brand").click()
+    pages[0].locator('[data-action="play-now"][data-variant="classic"]').click()
+    refusal = pages[0].locator(".messages", has_text="You already have a seat")
+    refusal.locator('[data-action="return-to-table"]').click()
+    pages[0].wait_for_url(f"**/tables/{table.pk}/", timeout=15_000)
+    ui.wait_for_socket(pages[0])
+    ui.wait_for_first_frame(pages[0])
+
     asked: list[str] = []
 
     def confirm(dialog: Any) -> None:
