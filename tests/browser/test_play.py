@@ -189,6 +189,14 @@ def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
         shown.nth(i).locator(".tile").evaluate_all("ts => ts.map(t => t.dataset.tile)")
         for i in range(shown.count())
     ] == groups
+    # The finisher is ready for the next hand: every page marks their row, and the hand waits
+    # for the others.
+    page.locator('[data-hand-over] [data-action="ready"]').click()
+    for p in pages:
+        row = p.locator("[data-hand-over] .scoreboard tbody tr").nth(last_seat)
+        row.locator("[data-ready]").wait_for(timeout=15_000)
+        assert p.locator("[data-hand-over] .scoreboard [data-ready]").count() == 1
+    assert pages[(last_seat + 1) % 4].locator('[data-action="ready"]').is_enabled()
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
 
 
