@@ -6,6 +6,7 @@
   for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
 """
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -318,37 +319,91 @@ def artifacts() -> Path:
     return ARTIFACTS
 
 
-@pytest.fixture
-def chromium(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
-    """A Playwright Browser (Debian's Chromium), for tests with several contexts (one per
-    player); pair it with ``daphne_live_server``, the ASGI server where WebSockets connect.
+class _Chromium:
+    """This worker's Chromium, driven through Playwright's sync API, kept for the session.
 
-    Without /usr/bin/chromium the test skips loudly, except under CI=true, where it fails.
-    """
+    The sync API runs its event loop inside a greenlet of the thread that started it, and
+    leaves that loop marked as the thread's running loop between calls: the suite's async tests
+    (pytest-asyncio runs each on a new loop in the same thread) would then refuse to start, and
+    Django would refuse ORM calls everywhere. So the loop is the thread's running loop only
+    while a browser test runs (``lent``), and put aside between them."""
+
+    def __init__(self) -> None:
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        self._loop = asyncio.events._get_running_loop()
+        self.browser = self._launch()
+        self._put_aside()
+
+    def _launch(self) -> Any:
+        return self._playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+
+    def _put_aside(self) -> None:
+        asyncio.events._set_running_loop(None)
+
+    @contextlib.contextmanager
+    def lent(self) -> Iterator[Any]:
+        """The browser for one test; every context the test opened is closed after it."""
+        asyncio.events._set_running_loop(self._loop)
+        try:
+            if not self.browser.is_connected():  # it crashed during an earlier test
+                self.browser = self._launch()
+            yield self.browser
+        finally:
+            try:
+                for context in list(self.browser.contexts):
+                    with contextlib.suppress(Exception):
+                        context.close()
+            finally:
+                self._put_aside()
+
+    def close(self) -> None:
+        asyncio.events._set_running_loop(self._loop)
+        try:
+            with contextlib.suppress(Exception):
+                self.browser.close()
+            self._playwright.stop()
+        finally:
+            self._put_aside()
+
+
+@pytest.fixture(scope="session")
+def _chromium_of_this_worker() -> Iterator[_Chromium]:
+    """One Chromium per worker process, started with the first browser test."""
     if not CHROMIUM.exists():
         fail_or_skip(
             f"BROWSER TEST: {CHROMIUM} is missing: browser tests cannot run. "
             "Install it with `apt-get install chromium` (make test does this as root)."
         )
+    chromium = _Chromium()
+    try:
+        yield chromium
+    finally:
+        chromium.close()
 
-    from playwright.sync_api import sync_playwright
 
-    # Playwright's sync API keeps an event loop running in this thread, and Django refuses
-    # ORM calls from a thread with a running loop; allow them only while the browser runs,
-    # so that async code elsewhere in the suite is still checked.
+@pytest.fixture
+def chromium(_chromium_of_this_worker: _Chromium, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """A Playwright Browser (Debian's Chromium), for tests with several contexts (one per
+    player); pair it with ``daphne_live_server``, the ASGI server where WebSockets connect.
+    The worker's one Chromium, lent to the test: the contexts it opens are closed after it,
+    so each test starts with none (cookies, storage and pages of its own).
+
+    Without /usr/bin/chromium the test skips loudly, except under CI=true, where it fails.
+    """
+    # Playwright's loop is this thread's running loop during the test, and Django refuses ORM
+    # calls from a thread with a running loop: allow them only while the test runs, so that
+    # async code elsewhere in the suite is still checked.
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with _chromium_of_this_worker.lent() as browser:
+        yield browser
 
 
 @pytest.fixture
 def chromium_page(chromium: Any) -> Any:
-    """A Playwright page in Debian's Chromium (see ``chromium``); pair it with
-    ``daphne_live_server``: browser tests run against ASGI, so their WebSockets connect."""
+    """A Playwright page in a fresh context of Debian's Chromium (see ``chromium``); pair it
+    with ``daphne_live_server``: browser tests run against ASGI, so their WebSockets connect."""
     return chromium.new_page()
