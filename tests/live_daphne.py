@@ -1,8 +1,9 @@
-"""A daphne process serving the site on the test database, for the ``daphne_live_server``
-fixture (tests/conftest.py). The process serves ``tests.live_asgi:application``.
-
-``free_ports`` and ``serve_env`` are for the tests that start ``manage.py serve`` themselves
-(tests/live/test_serve.py, tests/accounts/test_client_address.py)."""
+"""The site served for the tests, the one way each: a daphne process on the test database
+(``DaphneServer``: the ``daphne_live_server`` fixture of tests/conftest.py, and a test's own
+server that it may kill), ``manage.py serve`` on the test database (``serving``: the tests of
+the supervisor, of two processes, of proxy headers), and the daphne command lines ``serve``
+would start, without starting them (``serve_command_lines``). The processes serve
+``tests.live_asgi:application``."""
 
 import os
 import random
@@ -11,9 +12,12 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +44,102 @@ def serve_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k != "DJANGO_ALLOW_ASYNC_UNSAFE"}
     env.update(DJANGO_SETTINGS_MODULE="okeysite.settings", PYTHONUNBUFFERED="1", **extra)
     return env
+
+
+def answers(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server on ``port`` answers a page (the rules: no database write, no login)."""
+    try:
+        with urllib.request.urlopen(f"http://{host}:{port}/rules/", timeout=2) as answer:
+            return bool(answer.status == 200)
+    except OSError:
+        return False
+
+
+def wait_until(check: Callable[[], object], log_path: Path, seconds: float = 30) -> None:
+    """Wait until ``check()`` holds; after ``seconds`` fail with the end of the server's log."""
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, log_path.read_text()[-4000:]
+        time.sleep(0.05)
+
+
+def database_url_of_the_tests() -> str:
+    """DATABASE_URL for the test database, for a process that reads the settings only (a clock
+    worker; the daphne processes' tests.live_asgi names the database itself)."""
+    from django.db import connection
+
+    name = str(connection.settings_dict["NAME"])
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{name}"
+    return urllib.parse.urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
+
+
+@contextmanager
+def serving(
+    log_path: Path, processes: int = 1, clock_workers: int = 0, **env: str
+) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """`manage.py serve` on the test database (``env``: settings of its own), once all its daphne
+    processes answer: the command and its first port. Stopped afterwards (SIGTERM, which stops
+    every child) if still running."""
+    from django.db import connection
+
+    port = free_ports(processes)
+    with log_path.open("wb") as log:
+        command = subprocess.Popen(
+            [
+                *(sys.executable, "manage.py", "serve", "--port", str(port)),
+                *("--processes", str(processes), "--clock-workers", str(clock_workers)),
+                *("--application", "tests.live_asgi:application"),
+            ],
+            cwd=BASE_DIR,
+            env=serve_env(
+                OKEY_LIVE_DATABASE_NAME=str(connection.settings_dict["NAME"]),
+                DATABASE_URL=database_url_of_the_tests(),
+                **env,
+            ),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    try:
+        wait_until(
+            lambda: command.poll() is None and all(answers(port + i) for i in range(processes)),
+            log_path,
+            seconds=60,
+        )
+        yield command, port
+    finally:
+        if command.poll() is None:
+            command.terminate()
+            command.wait(timeout=30)
+
+
+def serve_command_lines(monkeypatch: pytest.MonkeyPatch, *args: str) -> list[list[str]]:
+    """The daphne command lines `manage.py serve *args` starts, with Redis set (several
+    processes need it); nothing is started."""
+    from django.core.management import call_command
+
+    from games.management.commands import serve
+
+    started: list[list[str]] = []
+
+    class Child:
+        returncode = 0
+
+        def __init__(self, args: list[str], **kwargs: Any) -> None:
+            self.args = args
+            started.append(args)
+
+        def poll(self) -> int:
+            return 0
+
+        def wait(self, timeout: float | None = None) -> int:
+            return 0
+
+    monkeypatch.setattr(serve.subprocess, "Popen", Child)
+    monkeypatch.setattr(serve.settings, "REDIS_URL", "redis://127.0.0.1:6379/0", raising=False)
+    with open(os.devnull, "w") as quiet:
+        call_command("serve", *args, stdout=quiet, stderr=quiet)
+    return [c for c in started if "daphne" in c]
 
 
 def _ci() -> bool:

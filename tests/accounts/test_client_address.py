@@ -8,21 +8,19 @@ import http.cookiejar
 import os
 import re
 import subprocess
-import sys
-import time
 import urllib.parse
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from axes.models import AccessAttempt
-from django.core.management import call_command
 from django.test import Client, RequestFactory
 from django.urls import reverse
 
 from accounts.limits import client_address
-from games.management.commands import serve
+from tests.live_daphne import serve_command_lines, serving
 from tests.users import PASSWORD, make_user
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
@@ -59,38 +57,14 @@ def test_a_forged_forwarded_for_header_does_not_escape_the_limits(settings: Any)
 
 
 # ----------------------------------------------------------------------------- starting daphne
-def started_daphnes(monkeypatch: pytest.MonkeyPatch, *args: str) -> list[list[str]]:
-    """The daphne command lines `manage.py serve` starts (the processes are not started)."""
-    started: list[list[str]] = []
-
-    class Child:
-        returncode = 0
-
-        def __init__(self, args: list[str], **kwargs: Any) -> None:
-            self.args = args
-            started.append(args)
-
-        def poll(self) -> int:
-            return 0
-
-        def wait(self, timeout: float | None = None) -> int:
-            return 0
-
-    monkeypatch.setattr(serve.subprocess, "Popen", Child)
-    monkeypatch.setattr(serve.settings, "REDIS_URL", "redis://127.0.0.1:6379/0", raising=False)
-    with open(os.devnull, "w") as quiet:
-        call_command("serve", *args, stdout=quiet, stderr=quiet)
-    return [c for c in started if "daphne" in c]
-
-
 def test_serve_passes_proxy_headers_only_when_behind_a_proxy(
     monkeypatch: pytest.MonkeyPatch, settings: Any
 ) -> None:
     settings.PROXY_HEADERS = False
-    for command in started_daphnes(monkeypatch, "--processes", "2"):
+    for command in serve_command_lines(monkeypatch, "--processes", "2"):
         assert "--proxy-headers" not in command
     settings.PROXY_HEADERS = True
-    commands = started_daphnes(monkeypatch, "--processes", "2")
+    commands = serve_command_lines(monkeypatch, "--processes", "2")
     assert len(commands) == 2
     for command in commands:
         # An option, before the application.
@@ -147,54 +121,11 @@ def test_daphne_without_proxy_headers_ignores_x_forwarded_for(daphne_live_server
 
 
 @pytest.fixture
-def served_behind_a_proxy(transactional_db: None, tmp_path: Path) -> Any:
+def served_behind_a_proxy(transactional_db: None, tmp_path: Path) -> Iterator[str]:
     """One daphne process started by `manage.py serve` with PROXY_HEADERS=true, on the test
-    database."""
-    from django.db import connection
-
-    from tests.live_daphne import free_ports, serve_env
-
-    port = free_ports(1)
-    log_path = tmp_path / "serve.log"
-    log = log_path.open("wb")
-    env = serve_env(
-        OKEY_LIVE_DATABASE_NAME=str(connection.settings_dict["NAME"]), PROXY_HEADERS="true"
-    )
-    command = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "serve",
-            "--processes",
-            "1",
-            "--clock-workers",
-            "0",
-            "--port",
-            str(port),
-            "--application",
-            "tests.live_asgi:application",
-        ],
-        cwd=BASE_DIR,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/rules/", timeout=2):
-                    break
-            except OSError:
-                assert command.poll() is None, log_path.read_text()
-                assert time.monotonic() < deadline, log_path.read_text()
-                time.sleep(0.1)
-        yield url
-    finally:
-        command.terminate()
-        command.wait(timeout=30)
-        log.close()
+    database: its address."""
+    with serving(tmp_path / "serve.log", PROXY_HEADERS="true") as (_command, port):
+        yield f"http://127.0.0.1:{port}"
 
 
 def test_daphne_behind_a_proxy_counts_the_forwarded_address(served_behind_a_proxy: str) -> None:

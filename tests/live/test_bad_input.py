@@ -32,6 +32,7 @@ from games.errors import GameError
 from games.live import table_socket
 from games.models import ChatMessage, Hand, Match, Presence, Watcher
 from okeysite.asgi import application
+from tests.live_daphne import serve_command_lines
 from tests.play import seed_of, user_table
 from tests.sockets import cookie_for, drain, socket
 
@@ -152,8 +153,6 @@ async def test_an_oversized_lobby_socket_message_is_refused_and_the_socket_stays
 def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) -> None:
     """Daphne's own cap (it closes the socket, 1009) is set far above what the consumers
     refuse, in the Procfile and in ``manage.py serve``."""
-    from django.core.management import call_command
-
     from games.management.commands import serve
 
     cap = str(serve.WEBSOCKET_MAX_BYTES)
@@ -165,26 +164,7 @@ def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) ->
     for option in ("--websocket-max-message-size", "--websocket-max-frame-size"):
         assert daphne[daphne.index(option) + 1] == cap, web
 
-    started: list[list[str]] = []
-
-    class Child:
-        returncode = 0
-        args: list[str]
-
-        def __init__(self, args: list[str], **kwargs: Any) -> None:
-            self.args = args
-            started.append(args)
-
-        def poll(self) -> int:
-            return 0
-
-        def wait(self, timeout: float | None = None) -> int:
-            return 0
-
-    monkeypatch.setattr(serve.subprocess, "Popen", Child)
-    monkeypatch.setattr(serve.settings, "REDIS_URL", "redis://127.0.0.1:6379/0", raising=False)
-    call_command("serve", "--processes", "2", stdout=open("/dev/null", "w"))  # noqa: SIM115
-    daphnes = [c for c in started if "daphne" in c]
+    daphnes = serve_command_lines(monkeypatch, "--processes", "2")
     assert len(daphnes) == 2
     for command in daphnes:
         for option in ("--websocket-max-message-size", "--websocket-max-frame-size"):

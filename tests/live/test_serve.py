@@ -14,10 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,7 +23,7 @@ import pytest
 
 from games.management.commands import serve
 from tests import ui
-from tests.live_daphne import fail_or_skip, free_ports, in_thread, serve_env
+from tests.live_daphne import answers, fail_or_skip, in_thread, serve_env, serving, wait_until
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 pytestmark = pytest.mark.browser
@@ -60,59 +57,18 @@ def test_serve_refuses_several_processes_without_redis() -> None:
 
 
 @pytest.fixture
-def two_processes(transactional_db: None, tmp_path: Path) -> Any:
+def two_processes(transactional_db: None, tmp_path: Path) -> Iterator[list[Process]]:
     """`manage.py serve --processes 2` on the test database (no clock worker: the test's
     players make every move), stopped afterwards with all its children."""
-    from django.db import connection
-
     if not os.environ.get("REDIS_URL"):
         fail_or_skip(
             "REDIS TEST: REDIS_URL is unset: two daphne processes cannot share a channel layer. "
             "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
         )
-    port = free_ports(2)
-    log = (tmp_path / "serve.log").open("wb")
-    command = subprocess.Popen(
-        [
-            sys.executable,
-            "manage.py",
-            "serve",
-            "--processes",
-            "2",
-            "--port",
-            str(port),
-            "--clock-workers",
-            "0",
-            "--application",
-            "tests.live_asgi:application",
-        ],
-        cwd=BASE_DIR,
-        env=serve_env(OKEY_LIVE_DATABASE_NAME=str(connection.settings_dict["NAME"])),
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    processes = [Process("127.0.0.1", port), Process("127.0.0.1", port + 1)]
-    try:
-        deadline = time.monotonic() + 60
-        for p in processes:
-            while True:
-                try:
-                    with urllib.request.urlopen(f"{p.url}/rules/", timeout=2) as answer:
-                        assert answer.status == 200
-                    break
-                except OSError:
-                    assert command.poll() is None, (tmp_path / "serve.log").read_text()
-                    assert time.monotonic() < deadline, (tmp_path / "serve.log").read_text()
-                    time.sleep(0.1)
-        yield processes
-    finally:
-        command.terminate()
-        command.wait(timeout=30)
-        log.close()
+    with serving(tmp_path / "serve.log", processes=2) as (_command, port):
+        yield [Process("127.0.0.1", port), Process("127.0.0.1", port + 1)]
     # Stopping the command stops its daphne processes too.
-    for p in processes:
-        with pytest.raises(OSError):
-            urllib.request.urlopen(f"{p.url}/rules/", timeout=2)
+    assert not answers(port) and not answers(port + 1)
 
 
 def test_players_on_two_processes_see_each_others_moves(
@@ -191,70 +147,6 @@ def children_of(pid: int) -> dict[str, int]:
     return found
 
 
-def answers(port: int) -> bool:
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/rules/", timeout=2) as answer:
-            return answer.status == 200
-    except OSError:
-        return False
-
-
-def wait_until(check: Any, log_path: Path, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, log_path.read_text()[-4000:]
-        time.sleep(0.1)
-
-
-def database_url_of_the_tests() -> str:
-    """DATABASE_URL for the test database, for a clock worker (manage.py run_clock reads the
-    settings only; the daphne processes' tests.live_asgi names the database itself)."""
-    from django.db import connection
-
-    name = str(connection.settings_dict["NAME"])
-    if connection.vendor == "sqlite":
-        return f"sqlite:///{name}"
-    return urllib.parse.urlsplit(os.environ["DATABASE_URL"])._replace(path=f"/{name}").geturl()
-
-
-@contextmanager
-def serving(
-    tmp_path: Path, processes: int, clock_workers: int
-) -> Iterator[tuple[subprocess.Popen[bytes], int, Path]]:
-    """`manage.py serve` on the test database, its daphne processes answering: the command,
-    its first port and its log. Stopped afterwards (SIGTERM) if still running."""
-    from django.db import connection
-
-    port = free_ports(processes)
-    log_path = tmp_path / "serve.log"
-    with log_path.open("wb") as log:
-        command = subprocess.Popen(
-            [
-                *(sys.executable, "manage.py", "serve", "--port", str(port)),
-                *("--processes", str(processes), "--clock-workers", str(clock_workers)),
-                *("--application", "tests.live_asgi:application"),
-            ],
-            cwd=BASE_DIR,
-            env=serve_env(
-                OKEY_LIVE_DATABASE_NAME=str(connection.settings_dict["NAME"]),
-                DATABASE_URL=database_url_of_the_tests(),
-            ),
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    try:
-        wait_until(
-            lambda: command.poll() is None and all(answers(port + i) for i in range(processes)),
-            log_path,
-            seconds=60,
-        )
-        yield command, port, log_path
-    finally:
-        if command.poll() is None:
-            command.terminate()
-            command.wait(timeout=30)
-
-
 def kill_and_see_it_restarted(
     command: subprocess.Popen[bytes], name: str, port: int | None, log_path: Path
 ) -> None:
@@ -290,7 +182,8 @@ def test_one_daphne_killed_is_started_again_while_the_clock_worker_goes_on(
     transactional_db: None, tmp_path: Path
 ) -> None:
     """No Redis needed: one daphne process and one clock worker."""
-    with serving(tmp_path, processes=1, clock_workers=1) as (command, port, log_path):
+    log_path = tmp_path / "serve.log"
+    with serving(log_path, processes=1, clock_workers=1) as (command, port):
         wait_until(lambda: "run_clock" in children_of(command.pid), log_path)
         kill_and_see_it_restarted(command, f"daphne :{port}", port, log_path)
         kill_and_see_it_restarted(command, "run_clock", None, log_path)
@@ -308,7 +201,8 @@ def test_one_of_two_daphnes_killed_the_other_serves_and_it_comes_back(
             "REDIS TEST: REDIS_URL is unset: two daphne processes cannot share a channel layer. "
             "Run with e.g. REDIS_URL=redis://127.0.0.1:6379/0."
         )
-    with serving(tmp_path, processes=2, clock_workers=1) as (command, port, log_path):
+    log_path = tmp_path / "serve.log"
+    with serving(log_path, processes=2, clock_workers=1) as (command, port):
         wait_until(lambda: len(children_of(command.pid)) == 3, log_path)
         kill_and_see_it_restarted(command, f"daphne :{port + 1}", port + 1, log_path)
         kill_and_see_it_restarted(command, f"daphne :{port}", port, log_path)
