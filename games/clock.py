@@ -19,6 +19,7 @@ while, and the pass goes on with the others. Who plays the turn is
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import random
@@ -68,8 +69,19 @@ def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[i
 
 def paused() -> bool:
     """Whether the clock is paused: while the file ``CLOCK_PAUSE_FILE`` names exists, no pass
-    plays anything (maintenance; the test suite's live server between its tests)."""
-    return bool(settings.CLOCK_PAUSE_FILE) and os.path.exists(settings.CLOCK_PAUSE_FILE)
+    plays anything (maintenance; the test suite's live server between its tests).
+
+    A pass that finds the clock paused leaves the file ``<CLOCK_PAUSE_FILE>.seen`` beside it:
+    a pass already running when the pause began plays to its end first, so once that file
+    exists this process's clock is playing nothing (remove it before pausing again)."""
+    pause = settings.CLOCK_PAUSE_FILE
+    if not pause or not os.path.exists(pause):
+        return False
+    seen = f"{pause}.seen"
+    if not os.path.exists(seen):
+        with contextlib.suppress(OSError):  # a read-only folder: paused all the same
+            open(seen, "a").close()  # noqa: SIM115
+    return True
 
 
 def tick(

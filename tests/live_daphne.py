@@ -175,8 +175,8 @@ def in_thread(fn: Callable[..., Any], *args: Any) -> Any:
 # Lines of the server's output that mean something went wrong on the server.
 SERVER_ERROR = re.compile(r"Traceback|\bERROR\b|\bCRITICAL\b|TimeoutError|Exception inside")
 LISTENING = re.compile(r"Listening on TCP address [^\s:]+:(\d+)")
-# Longer than one pass of the server's clock takes on this machine (its interval is 0.05 s).
-CLOCK_PASS_SECONDS = 0.5
+# The server's clock says so in its log when it starts (games.live.server_tasks).
+CLOCK_STARTED = "the clock runs in this server"
 
 
 class DaphneServer:
@@ -188,15 +188,19 @@ class DaphneServer:
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._test_start = 0
-        # While this file exists the server's clock plays nothing (games.clock.paused).
+        # While this file exists the server's clock plays nothing (games.clock.paused), and
+        # its first pass that finds it so leaves the second file.
         self.clock_pause_file = log_path.with_name(log_path.name + ".clock-paused")
+        self.clock_paused_seen = log_path.with_name(log_path.name + ".clock-paused.seen")
 
     def pause_clock(self) -> None:
         """Stop the server's clock from playing: a server kept for the session must not play
         the bots, timers and hands of tests that do not use it (they share its database).
-        A pass already running ends within moments."""
+        Returns once no pass is playing: a pass already running plays to its end first."""
+        self.clock_paused_seen.unlink(missing_ok=True)
         self.clock_pause_file.touch()
-        time.sleep(CLOCK_PASS_SECONDS)
+        if CLOCK_STARTED in self.output():  # else no pass has begun: the first will see it
+            wait_until(self.clock_paused_seen.exists, self.log_path, seconds=60)
 
     def resume_clock(self) -> None:
         self.clock_pause_file.unlink(missing_ok=True)

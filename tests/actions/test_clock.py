@@ -390,7 +390,10 @@ def test_it_plays_nothing_while_its_pause_file_exists(settings: Any, tmp_path: P
     pause = tmp_path / "clock-paused"
     settings.CLOCK_PAUSE_FILE = str(pause)
     pause.touch()
+    seen = tmp_path / "clock-paused.seen"
+    assert not seen.exists()
     assert clock.paused()
+    assert seen.exists()  # whoever paused it knows no pass is playing any more
     assert clock.tick() == 0
     assert not Move.objects.filter(hand__match=match).exists()
     pause.unlink()
