@@ -4,12 +4,13 @@
   test database; see its docstring.
 - ``chromium_page``: a Playwright page in Debian's Chromium; ``chromium``: the browser itself,
   for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
+- ``signed_in``: a test client signed in as a user.
 """
 
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -17,6 +18,9 @@ import pytest
 from tests import workers
 from tests.live_daphne import DaphneServer, fail_or_skip
 from tests.pytest_env import FAST_PASSWORD_HASHERS
+
+if TYPE_CHECKING:
+    from tests.users import SignedIn
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -352,3 +356,15 @@ def chromium_page(chromium: Any) -> Any:
     """A Playwright page in Debian's Chromium (see ``chromium``); pair it with
     ``daphne_live_server``: browser tests run against ASGI, so their WebSockets connect."""
     return chromium.new_page()
+
+
+# ------------------------------------------------------------------------- clients and sockets
+@pytest.fixture
+def signed_in() -> "SignedIn":
+    """``signed_in(user=None, **client_kwargs)``: a test client signed in as ``user`` (``None``:
+    an anonymous one), made by ``tests.users.client_for``, the one way the suite signs a
+    client in; ``client_kwargs`` go to ``Client``. Call it where the test may use the ORM
+    (in an async test: inside ``database_sync_to_async``)."""
+    from tests.users import client_for
+
+    return client_for

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
-from django.test import Client
 
 from games.actions import broadcast
 from games.live import server_tasks
 from okeysite.asgi import application
+from tests.users import client_for
 
 
 def socket(table_id: int, cookie: str = "", query: str = "") -> WebsocketCommunicator:
@@ -29,8 +29,8 @@ def socket(table_id: int, cookie: str = "", query: str = "") -> WebsocketCommuni
 
 
 def cookie_for(user: object) -> str:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
+    """The ``Cookie`` header of a session signed in as ``user``."""
+    client = client_for(user)
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 

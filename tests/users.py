@@ -1,10 +1,13 @@
-"""Players for the tests: one way to make a user, with what a test needs and nothing else."""
+"""Players for the tests: one way to make a user, with what a test needs and nothing else, and
+one way to sign one in."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.test import Client
 
 from accounts.models import Profile
 
@@ -25,3 +28,17 @@ def make_user(name: str, *, staff: bool = False, superuser: bool = False, **prof
     if profile:
         Profile.objects.create(user=user, **profile)
     return user
+
+
+# What the ``signed_in`` fixture gives: ``signed_in(user=None, **client_kwargs) -> Client``.
+SignedIn = Callable[..., Client]
+
+
+def client_for(user: Any = None, **client_kwargs: Any) -> Client:
+    """A test client signed in as ``user`` (``None``: an anonymous one); ``client_kwargs`` go to
+    ``Client`` (``headers``, ``REMOTE_ADDR``, ``raise_request_exception``). Tests take it as the
+    ``signed_in`` fixture; a helper that cannot take a fixture calls it."""
+    client = Client(**client_kwargs)
+    if user is not None:
+        client.force_login(user)
+    return client

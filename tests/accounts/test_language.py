@@ -18,9 +18,7 @@ from games.live import table_socket
 from games.live.lobby_socket import LobbyConsumer
 from games.live.table_socket import language_of
 from tests.sockets import cookie_for, lobby_sockets
-from tests.users import PASSWORD, make_user
-
-from .helpers import signed_in
+from tests.users import PASSWORD, SignedIn, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -81,7 +79,7 @@ def test_without_a_profile_language_the_browser_decides() -> None:
         assert lang_of(client.get("/", headers=ENGLISH_BROWSER)) == "en"
 
 
-def test_the_language_switch_saves_a_player_s_choice() -> None:
+def test_the_language_switch_saves_a_player_s_choice(signed_in: SignedIn) -> None:
     user = make_user("elif")
     client = signed_in(user)
 

@@ -30,7 +30,7 @@ from games.engine import layout
 from games.models import Hand, Table
 from tests.play import play_random_moves, played_out, seed_of, user_table
 from tests.sockets import cookie_for, drain, lobby_sockets, socket
-from tests.users import make_user
+from tests.users import SignedIn, client_for, make_user
 
 # A <script> of these types is a data block: the browser never runs it, and CSP allows it.
 DATA_SCRIPT_TYPES = {"application/json"}
@@ -152,13 +152,6 @@ def check_policy(response: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- the pages
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
 def live_table() -> tuple[Table, list[Any], Hand]:
     """A duz hand under way at a table of four players (move timer on, assisted play), with a
     line of chat."""
@@ -246,9 +239,9 @@ def test_every_page_sends_the_policy_and_needs_no_inline_code() -> None:
 
 
 @pytest.mark.django_db
-def test_a_move_refused_over_http_answers_without_inline_code() -> None:
+def test_a_move_refused_over_http_answers_without_inline_code(signed_in: SignedIn) -> None:
     table, users, hand = live_table()
-    response = client_for(users[1]).post(
+    response = signed_in(users[1]).post(
         reverse("table_move", args=[table.pk]),
         {
             "payload": json.dumps(

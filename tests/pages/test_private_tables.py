@@ -37,7 +37,7 @@ from tests.sockets import (
     socket,
     version_of,
 )
-from tests.users import make_user
+from tests.users import SignedIn, client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -46,12 +46,6 @@ HTMX = {"HX-Request": "true"}
 WRONG = "not-the-invite"
 NOT_HOST = "Only the table's host may do that."
 _NAMES = itertools.count()
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @dataclass
@@ -206,7 +200,7 @@ def table_requests(p: Private, invite: str | None) -> list[tuple[str, str, Any, 
 
 def viewers() -> dict[str, Client]:
     """Who may not see the table: an anonymous visitor and a signed-in stranger."""
-    return {"anonymous": Client(), "stranger": signed_in(make_user(f"stranger{next(_NAMES)}"))}
+    return {"anonymous": Client(), "stranger": client_for(make_user(f"stranger{next(_NAMES)}"))}
 
 
 def assert_like_missing(p: Private, invite: str | None) -> int:
@@ -257,7 +251,9 @@ def test_every_table_endpoint_answers_a_playing_private_table_like_a_missing_one
     assert assert_like_missing(p, invite) > 100
 
 
-def test_the_same_requests_with_the_invite_are_answered_as_the_table_it_is() -> None:
+def test_the_same_requests_with_the_invite_are_answered_as_the_table_it_is(
+    signed_in: SignedIn,
+) -> None:
     """The comparison above can fail: with the invite the table is there."""
     p = open_private()
     stranger = signed_in(make_user("fan"))
@@ -355,7 +351,9 @@ def rotate_url(table: Table) -> str:
     return reverse("table_rotate_invite", args=[table.pk])
 
 
-def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table() -> None:
+def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table(
+    signed_in: SignedIn,
+) -> None:
     p = open_private()
     old = p.table.invite_token
     seats_before = state_of(p.table.pk)[2]
@@ -407,7 +405,7 @@ def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table() 
     assert f"?invite={newest}" in host.get(reverse("lobby")).content.decode()
 
 
-def test_only_the_host_may_rotate_and_a_refusal_changes_nothing() -> None:
+def test_only_the_host_may_rotate_and_a_refusal_changes_nothing(signed_in: SignedIn) -> None:
     p = open_private()
     token = p.table.invite_token
     before = state_of(p.table.pk)

@@ -19,7 +19,7 @@ from games.models import Abandonment, Match, Table
 from tests.markup import Node, form_values, parse
 from tests.play import bot_table, seed_of
 from tests.test_translations import compiled, turkish_client  # noqa: F401  (a fixture)
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -29,12 +29,6 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture(autouse=True)
 def _variants(db: None) -> None:
     ensure_variants()
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def page_of(client: Client, url: str) -> Node:
@@ -97,7 +91,7 @@ def test_play_now_seats_an_anonymous_visitor_as_a_guest_at_a_forming_table() -> 
     assert Table.objects.count() == 1 and table.seats.filter(user__isnull=False).count() == 2
 
 
-def test_practice_still_starts_at_once_with_three_bots() -> None:
+def test_practice_still_starts_at_once_with_three_bots(signed_in: SignedIn) -> None:
     client = signed_in(make_user("ayse"))
     response = client.post(reverse("practice"), {"variant": "duz", "level": "expert"})
     table = Table.objects.get()
@@ -108,7 +102,7 @@ def test_practice_still_starts_at_once_with_three_bots() -> None:
 
 
 # ----------------------------------------------------------------------------- the waiting panel
-def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left() -> None:
+def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left(signed_in: SignedIn) -> None:
     ayse = make_user("ayse", display_name="Ayşe")
     can = make_user("can")
     table = actions.quick_play(ayse, "classic", level="expert")
@@ -145,7 +139,9 @@ def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left() -> None:
     assert not onlooker.all(data_action="start-with-bots")
 
 
-def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come() -> None:
+def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come(
+    signed_in: SignedIn,
+) -> None:
     """The last person stood up: at the countdown's end the clock closes the table (no bots
     for nobody), and the panel says so instead of counting down to bots."""
     ayse = make_user("ayse")
@@ -160,7 +156,9 @@ def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come() -> 
     assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
 
 
-def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled() -> None:
+def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled(
+    signed_in: SignedIn,
+) -> None:
     ayse = make_user("ayse")
     table = actions.quick_play(ayse, "classic", level="expert")
     client = signed_in(ayse)
@@ -240,6 +238,7 @@ def test_a_player_who_left_often_is_told_why_and_for_how_long(
     compiled: None,  # noqa: F811
     language: str,
     words: str,
+    signed_in: SignedIn,
 ) -> None:
     ayse = make_user("ayse")
     left_three_matches(ayse, latest_minutes_ago=3.5)  # 6.5 minutes left: "7 minutes"
@@ -255,7 +254,7 @@ def test_a_player_who_left_often_is_told_why_and_for_how_long(
     assert not ayse.seats.exists()
 
 
-def test_the_last_minute_is_said_as_one_minute() -> None:
+def test_the_last_minute_is_said_as_one_minute(signed_in: SignedIn) -> None:
     ayse = make_user("ayse")
     left_three_matches(ayse, latest_minutes_ago=9.8)
     response = signed_in(ayse).post(reverse("play_now"), {"variant": "classic"}, follow=True)
