@@ -23,6 +23,7 @@ from django.urls import reverse
 
 from games import actions, engine
 from tests.play import seed_of, user_table
+from tests.users import client_for
 
 TURKISH_COLOURS = {"R": "kırmızı", "Y": "sarı", "B": "mavi", "K": "siyah"}
 ENGLISH_COLOURS = {"R": "red", "Y": "yellow", "B": "blue", "K": "black"}
@@ -236,10 +237,8 @@ def compiled(settings: Any, tmp_path: Path) -> None:
 
 
 def turkish_client(user: Any = None) -> Client:
-    client = Client()
+    client = client_for(user)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
-    if user is not None:
-        client.force_login(user)
     return client
 
 

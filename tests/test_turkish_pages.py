@@ -18,6 +18,7 @@ from games.models import Hand, Match
 from leagues.ratings import rate_match
 from tests.play import played_out, playing_table
 from tests.test_translations import LOCALE, po_entries
+from tests.users import SignedIn, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -47,14 +48,14 @@ def visible_text(page: str) -> str:
 
 
 def turkish(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
+    client = client_for(user)
     client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
     return client
 
 
-def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option() -> None:
+def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
+    signed_in: SignedIn,
+) -> None:
     table, users, match = played_out("okey51", {"hands": 3}, 7)
     rate_match(match)
     first = Hand.objects.filter(match=match).order_by("number").first()
@@ -83,8 +84,7 @@ def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option() -> 
     ]
     sentences = english_sentences()
     # The check can fail: the same pages in English are full of these sentences.
-    english = Client()
-    english.force_login(users[0])
+    english = signed_in(users[0])
     for url in (reverse("table", args=[table.pk]), reverse("rules", args=["okey51"])):
         text = " ".join(visible_text(english.get(url).content.decode()).split())
         assert len([s for s in sentences if s in text]) >= 3, url

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -19,7 +18,7 @@ from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Participant, Seat, Table
 from tests.play import seed_of, user_table
 from tests.sockets import cookie_for, drain, live_frames, socket
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -167,10 +166,9 @@ def test_im_back_takes_the_seat_back_from_the_stand_in() -> None:
 
 
 # ----------------------------------------------------------------------------- one path for both
-def test_the_http_fallback_carries_leave_and_back_as_the_socket_does() -> None:
+def test_the_http_fallback_carries_leave_and_back_as_the_socket_does(signed_in: SignedIn) -> None:
     table, (sleeper, _other), _match = running()
-    client = Client()
-    client.force_login(sleeper)
+    client = signed_in(sleeper)
     url = reverse("table_move", args=[table.pk])
     Seat.objects.filter(table=table, position=0).update(away=True)
     response = client.post(url, {"payload": json.dumps({"type": "back"})})
@@ -248,11 +246,10 @@ def test_a_seat_its_player_left_is_free_to_a_person_between_hands_only() -> None
     assert exc.value.code == "match_in_progress"
 
 
-def test_between_hands_a_spectator_is_offered_the_seat_its_player_left() -> None:
+def test_between_hands_a_spectator_is_offered_the_seat_its_player_left(signed_in: SignedIn) -> None:
     table, (leaver, _stayer), match = running()
     actions.leave_table(table, leaver)
-    watcher = Client()
-    watcher.force_login(make_user("watcher"))
+    watcher = signed_in(make_user("watcher"))
     page = watcher.get(reverse("table", args=[table.pk])).content.decode()
     assert 'data-action="sit"' not in page  # not mid-hand
     Hand.objects.filter(match=match).update(status=Hand.Status.FINISHED)
@@ -262,7 +259,7 @@ def test_between_hands_a_spectator_is_offered_the_seat_its_player_left() -> None
 
 
 # ----------------------------------------------------------------------------- other tables' hands
-def test_a_hand_of_another_table_is_answered_as_a_missing_one() -> None:
+def test_a_hand_of_another_table_is_answered_as_a_missing_one(signed_in: SignedIn) -> None:
     """Seated at one's own table, naming another table's hand (private and live, finished,
     or with its version) gets exactly the answer a hand id that no hand has gets."""
     mine, (me, _other), _match = running()
@@ -273,8 +270,7 @@ def test_a_hand_of_another_table_is_answered_as_a_missing_one() -> None:
     over = actions.start_match(finished, by=actions.SYSTEM, seed=seed_of(10)).hands.get()
     Hand.objects.filter(pk=over.pk).update(status=Hand.Status.FINISHED)
     missing = Hand.objects.order_by("-pk").first().pk + 1000  # type: ignore[union-attr]
-    client = Client()
-    client.force_login(me)
+    client = signed_in(me)
     url = reverse("table_move", args=[mine.pk])
 
     def answer(payload: dict[str, Any]) -> tuple[int, str]:

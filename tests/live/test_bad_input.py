@@ -22,7 +22,6 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -34,6 +33,7 @@ from games.models import ChatMessage, Hand, Match, Presence, Watcher
 from okeysite.asgi import application
 from tests.play import seed_of, user_table
 from tests.sockets import cookie_for, drain, socket
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -317,11 +317,10 @@ async def group_size(layer: Any, group: str) -> int:
         await client.aclose()
 
 
-def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
+def test_the_http_endpoints_refuse_unknown_hands_and_nested_json(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(64))
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     for hand in (999999, 10**30, -5):
         payload = json.dumps({"type": "move", "hand": hand, "move": {"do": "draw"}})
@@ -352,13 +351,12 @@ def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
     assert match.hands.get().version == 0
 
 
-def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
+def test_a_body_larger_than_any_form_is_refused_before_it_is_read(signed_in: SignedIn) -> None:
     """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE (400) from its length alone;
     the hand is untouched."""
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(65))
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     huge = "x" * (300 * 1024)
     for body in ({"payload": huge}, {"text": huge}):
@@ -371,10 +369,10 @@ def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
 
 def test_a_body_refused_for_its_size_is_logged_as_one_warning_with_its_size(
     caplog: pytest.LogCaptureFixture,
+    signed_in: SignedIn,
 ) -> None:
     table, users = user_table("duz")
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     with caplog.at_level("INFO", logger="django.security.RequestDataTooBig"):
         response = client.post(url, "x" * (300 * 1024), content_type="application/json")

@@ -18,6 +18,7 @@ from games.engine import layout as rack_layout
 from games.models import Hand, Participant
 from tests.play import connect, seed_of, user_table
 from tests.sockets import cookie_for, drain, socket, version_of
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -176,7 +177,7 @@ async def test_it_keeps_a_rack_arrangement_across_a_reconnect() -> None:
         await again.disconnect()
 
 
-def test_it_takes_moves_over_http_too() -> None:
+def test_it_takes_moves_over_http_too(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(104)).hands.get()
     tile = hand.view_for(0)["rack"][0]
@@ -189,8 +190,7 @@ def test_it_takes_moves_over_http_too() -> None:
     }
     stranger = Client()
     assert stranger.post(url, {"payload": json.dumps(payload)}).status_code == 403
-    client = Client()
-    client.force_login(users[0])
+    client = signed_in(users[0])
     refused = client.post(url, {"payload": json.dumps({**payload, "expected_version": 3})})
     assert 'data-error="stale_version"' in refused.content.decode()
     done = client.post(url, {"payload": json.dumps(payload)}).content.decode()

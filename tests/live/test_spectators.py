@@ -22,7 +22,7 @@ from games.models import Hand, Presence, Watcher
 from tests.markup import allowed, shown
 from tests.play import playing_table, random_move
 from tests.sockets import cookie_for, drain, socket, version_of
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -233,10 +233,9 @@ def test_only_a_seated_player_may_hide_and_only_a_hand_being_played() -> None:
     assert over.value.code == "no_hand"
 
 
-def test_the_hide_request_over_http() -> None:
+def test_the_hide_request_over_http(signed_in: SignedIn) -> None:
     table, users, hand = playing_table()
-    client = Client()
-    client.force_login(users[3])
+    client = signed_in(users[3])
     url = reverse("table_move", args=[table.pk])
     response = client.post(url, {"payload": '{"type": "hide"}'})
     assert response.status_code == 200 and "data-hidden" in response.content.decode()

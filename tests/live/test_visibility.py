@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
@@ -28,6 +27,7 @@ from tests.sockets import (
     socket,
     version_of,
 )
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -121,7 +121,7 @@ def rebuild_up_to(hand: Hand, n: int) -> engine.Hand:
     return history.rebuild(hand, history.recorded_moves(hand, n))
 
 
-def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None:
+def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(77))
     rng = random.Random(3)
@@ -141,8 +141,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert hand.status == Hand.Status.PLAYING and hand.version > at_removal
     rack_now = [engine.format_tile(t) for t in hand.engine_hand().racks[1]]
 
-    client = Client()
-    client.force_login(removed)
+    client = signed_in(removed)
     page = client.get(reverse("hand_replay", args=[hand.pk]))
     assert page.status_code == 200
     html = page.content.decode()
@@ -157,8 +156,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert shown != sorted(rack_now), "the seat's rack has changed since the removal"
 
     # A player still seated replays up to the hand's current version.
-    other = Client()
-    other.force_login(users[0])
+    other = signed_in(users[0])
     html = other.get(reverse("hand_replay", args=[hand.pk])).content.decode()
     assert reverse("hand_step", args=[hand.pk, hand.version]) in html
 

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
@@ -22,6 +21,7 @@ from tests.engine.test_assist import hand_with
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, seed_of, user_table
 from tests.sockets import cookie_for, drain, socket, version_of
+from tests.users import SignedIn, client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,10 +59,7 @@ def dealt_with(
 
 
 def page(table: Table, user: Any = None) -> str:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client.get(reverse("table", args=[table.pk])).content.decode()
+    return client_for(user).get(reverse("table", args=[table.pk])).content.decode()
 
 
 def attr(text: str, selector: str, name: str) -> Any:
@@ -225,7 +222,7 @@ async def test_an_unassisted_socket_sends_no_help() -> None:
         assert mark not in frame, mark
 
 
-def test_the_help_speaks_turkish() -> None:
+def test_the_help_speaks_turkish(signed_in: SignedIn) -> None:
     from pathlib import Path
 
     po = Path(__file__).resolve().parents[2] / "locale" / "tr" / "LC_MESSAGES" / "django.po"
@@ -233,8 +230,7 @@ def test_the_help_speaks_turkish() -> None:
     if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
         pytest.skip("the Turkish catalogue is not compiled (make compiles it with msgfmt)")
     table, users, hand = rigged(True, 608)
-    client = Client(headers={"accept-language": "tr"})
-    client.force_login(users[0])
+    client = signed_in(users[0], headers={"accept-language": "tr"})
     text = client.get(reverse("table", args=[table.pk])).content.decode()
     assert ">Aç: 107</button>" in text and "Perlere göre diz" in text
     actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])

@@ -24,6 +24,7 @@ from games.models import Hand, Table
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, random_move, seed_of, user_table
 from tests.sockets import cookie_for, socket
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VARIANTS = list(engine.VARIANTS)
@@ -48,15 +49,15 @@ def played_table(variant: str, n: int) -> tuple[Table, list[Any], Hand]:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_it_shows_spectators_and_other_seats_no_hidden_tile(variant: str) -> None:
+def test_it_shows_spectators_and_other_seats_no_hidden_tile(
+    variant: str, signed_in: SignedIn
+) -> None:
     table, users, hand = played_table(variant, VARIANTS.index(variant))
     public = hand.public_view()
     url = reverse("table", args=[table.pk])
     assert_hidden(Client().get(url).content.decode(), hand, allowed(public))
     for seat, user in enumerate(users):
-        client = Client()
-        client.force_login(user)
-        page = client.get(url).content.decode()
+        page = signed_in(user).get(url).content.decode()
         own = hand.view_for(seat)["rack"]
         assert_hidden(page, hand, allowed(public, own))
         # And the viewer's own rack is all there.
