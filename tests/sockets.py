@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
+from django.test import Client
 
 from games import actions
 from games.actions import broadcast
@@ -41,8 +42,12 @@ def socket(
 
 
 def cookie_for(user: object) -> str:
-    """The ``Cookie`` header of a session signed in as ``user``."""
-    client = client_for(user)
+    """The ``Cookie`` header of a new session signed in as ``user``."""
+    return cookie_of(client_for(user))
+
+
+def cookie_of(client: Client) -> str:
+    """The ``Cookie`` header of the session ``client`` is signed in with."""
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
 
 
@@ -83,18 +88,17 @@ class TableSockets:
 class Players:
     """Players seated at a table, with what an async test reads of them on its event loop,
     where the ORM is refused: the table's id, the users seat by seat, each one's session
-    cookie, and the first hand of their match (``dealt``: None before the match)."""
+    cookie, and the hand of their match as it was made (``match_hand``: None before a match)."""
 
     table_id: int
     users: list[Any]
     cookies: list[str]
-    dealt: Hand | None = None
+    match_hand: Hand | None = None
 
     @property
     def hand(self) -> Hand:
-        """The first hand of their match, as it was dealt."""
-        assert self.dealt is not None, "no match started: give the players a seed"
-        return self.dealt
+        assert self.match_hand is not None, "no match started: give the players a seed"
+        return self.match_hand
 
 
 def players_at_table(
