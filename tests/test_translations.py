@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings
@@ -24,6 +24,9 @@ from django.urls import reverse
 from games import actions, engine
 from tests.play import seed_of, user_table
 from tests.users import client_for
+
+if TYPE_CHECKING:
+    from tests.sockets import Players, TableSockets
 
 TURKISH_COLOURS = {"R": "kırmızı", "Y": "sarı", "B": "mavi", "K": "siyah"}
 ENGLISH_COLOURS = {"R": "red", "Y": "yellow", "B": "blue", "K": "black"}
@@ -305,51 +308,43 @@ def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
 
 # ------------------------------------------------------------------------------- sockets
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.players("duz", seed=72)
 async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language(
-    compiled: None,
+    compiled: None, players: Players, table_socket: TableSockets
 ) -> None:
     """One table, one move: the same broadcast renders in Turkish for the player whose
     browser asked for Turkish and in English for the other, and a refusal comes back in its
     asker's language."""
     from channels.db import database_sync_to_async
 
-    from tests.sockets import cookie_for, drain, socket
+    from tests.sockets import drain
 
-    def setup() -> tuple[int, list[Any], list[str], Any]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(72)).hands.get()
-        return table.pk, users, [cookie_for(u) for u in users], hand
-
-    table_id, users, cookies, hand = await database_sync_to_async(setup)()
+    table_id, users, cookies, hand = players.table_id, players.users, players.cookies, players.hand
     starter = hand.starter
     turkish_seat, english_seat = (starter + 2) % 4, (starter + 3) % 4  # neither on turn next
-    turkish = socket(table_id, f"{cookies[turkish_seat]}; {settings.LANGUAGE_COOKIE_NAME}=tr")
-    english = socket(table_id, f"{cookies[english_seat]}; {settings.LANGUAGE_COOKIE_NAME}=en")
-    try:
-        for ws in (turkish, english):
-            assert (await ws.connect(timeout=5))[0]
-            await drain(ws)
+    language = settings.LANGUAGE_COOKIE_NAME
+    turkish = await table_socket(table_id, f"{cookies[turkish_seat]}; {language}=tr")
+    await drain(turkish)
+    english = await table_socket(table_id, f"{cookies[english_seat]}; {language}=en")
+    await drain(english)
 
-        def move() -> str:
-            tile = engine.format_tile(hand.engine_hand().racks[starter][0])
-            actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
-            return tile
+    def move() -> str:
+        tile = engine.format_tile(hand.engine_hand().racks[starter][0])
+        actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+        return tile
 
-        tile = await database_sync_to_async(move)()
-        tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
-        en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
-        assert f"{in_turkish(tile)} taşını attı." in tr_frame and "Gösterge" in tr_frame
-        assert "Indicator" not in tr_frame and "threw" not in tr_frame
-        assert f"threw {in_english(tile)}." in en_frame and "Indicator" in en_frame
-        assert "Gösterge" not in en_frame
+    tile = await database_sync_to_async(move)()
+    tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
+    en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
+    assert f"{in_turkish(tile)} taşını attı." in tr_frame and "Gösterge" in tr_frame
+    assert "Indicator" not in tr_frame and "threw" not in tr_frame
+    assert f"threw {in_english(tile)}." in en_frame and "Indicator" in en_frame
+    assert "Gösterge" not in en_frame
 
-        # Out of turn: each is told why in their own language.
-        for ws in (turkish, english):
-            await ws.send_json_to({"type": "move", "hand": hand.pk, "move": {"do": "draw"}})
-        tr_error = [f for f in await drain(turkish) if 'id="move-error"' in f][-1]
-        en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
-        assert "It is not your turn." in en_error
-        assert "Sıra sende değil." in tr_error and "your turn" not in tr_error
-    finally:
-        await turkish.disconnect()
-        await english.disconnect()
+    # Out of turn: each is told why in their own language.
+    for ws in (turkish, english):
+        await ws.send_json_to({"type": "move", "hand": hand.pk, "move": {"do": "draw"}})
+    tr_error = [f for f in await drain(turkish) if 'id="move-error"' in f][-1]
+    en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
+    assert "It is not your turn." in en_error
+    assert "Sıra sende değil." in tr_error and "your turn" not in tr_error

@@ -20,7 +20,7 @@ from games.models import Hand, Table
 from tests.engine.test_assist import hand_with
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, seed_of, user_table
-from tests.sockets import cookie_for, drain, socket, version_of
+from tests.sockets import Players, TableSockets, cookie_for, drain, version_of
 from tests.users import SignedIn, client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -164,40 +164,53 @@ def test_unassisted_tables_and_spectators_get_no_help() -> None:
         assert mark not in spectator, mark
 
 
-async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh() -> None:
-    def setup() -> tuple[int, int, list[Any], list[str]]:
-        table, users, hand = rigged(True, 606)
-        return table.pk, hand.pk, users, [cookie_for(u) for u in users]
+@pytest.fixture
+def assisted_table(transactional_db: None) -> Players:
+    """An assisted table dealt the racks above (``rigged``)."""
+    table, users, hand = rigged(True, 606)
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
-    table_id, hand_id, users, cookies = await database_sync_to_async(setup)()
-    opener, feeder = socket(table_id, cookies[0]), socket(table_id, cookies[1])
-    try:
-        for ws in (opener, feeder):
-            assert (await ws.connect(timeout=5))[0]
-        first = await opener.receive_from(timeout=5)
-        await drain(opener)
-        await drain(feeder)
-        suggested = attr(first, 'data-action="open-suggested"', "data-open")
-        layout = attr(first, 'data-sort="melds"', "data-layout")
-        # What table.js sends for the one-tap opening.
-        message = {
-            "type": "move",
-            "hand": hand_id,
-            "move": {**suggested, "layout": layout},
-            "expected_version": version_of(first),
-            "client_move_id": "assist-open-1",
-        }
-        await opener.send_to(text_data=json.dumps(message))
-        frames = await drain(opener, 0.5)
-        assert frames and version_of(frames[-1]) == 1
-        assert "open-suggested" not in frames[-1]
-        seen = await drain(feeder, 0.5)
-        # Seat 1's rack did not change, so its rack is not re-sent; the board carries its marks.
-        assert seen and 'id="rack-area"' not in seen[-1]
-        assert 'data-assist-feedable="R13 B4 B9"' in seen[-1]  # B8 went onto the B run
-    finally:
-        for ws in (opener, feeder):
-            await ws.disconnect()
+
+@pytest.fixture
+def unassisted_table(transactional_db: None) -> Players:
+    """The same deal at a table without help (``rigged``)."""
+    table, users, hand = rigged(False, 607)
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
+
+
+async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh(
+    assisted_table: Players, table_socket: TableSockets
+) -> None:
+    table_id, hand_id, cookies = (
+        assisted_table.table_id,
+        assisted_table.hand.pk,
+        assisted_table.cookies,
+    )
+    opener = await table_socket(table_id, cookies[0], first_frame=False)
+    feeder = await table_socket(table_id, cookies[1])
+    first = await opener.receive_from(timeout=5)
+    await drain(opener)
+    await drain(feeder)
+    suggested = attr(first, 'data-action="open-suggested"', "data-open")
+    layout = attr(first, 'data-sort="melds"', "data-layout")
+    # What table.js sends for the one-tap opening.
+    message = {
+        "type": "move",
+        "hand": hand_id,
+        "move": {**suggested, "layout": layout},
+        "expected_version": version_of(first),
+        "client_move_id": "assist-open-1",
+    }
+    await opener.send_to(text_data=json.dumps(message))
+    frames = await drain(opener, 0.5)
+    assert frames and version_of(frames[-1]) == 1
+    assert "open-suggested" not in frames[-1]
+    seen = await drain(feeder, 0.5)
+    # Seat 1's rack did not change, so its rack is not re-sent; the board carries its marks.
+    assert seen and 'id="rack-area"' not in seen[-1]
+    assert 'data-assist-feedable="R13 B4 B9"' in seen[-1]  # B8 went onto the B run
+    for ws in (opener, feeder):
+        await ws.disconnect()
     hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
     assert hand.public_view()["opened"][0] == "melds"
     assert [m.client_move_id for m in await database_sync_to_async(list)(hand.moves.all())] == [
@@ -205,18 +218,14 @@ async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh() -> None
     ]
 
 
-async def test_an_unassisted_socket_sends_no_help() -> None:
-    def setup() -> tuple[int, str]:
-        table, users, _ = rigged(False, 607)
-        return table.pk, cookie_for(users[0])
-
-    table_id, cookie = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    try:
-        assert (await ws.connect(timeout=5))[0]
-        frame = await ws.receive_from(timeout=5)
-    finally:
-        await ws.disconnect()
+async def test_an_unassisted_socket_sends_no_help(
+    unassisted_table: Players, table_socket: TableSockets
+) -> None:
+    ws = await table_socket(
+        unassisted_table.table_id, unassisted_table.cookies[0], first_frame=False
+    )
+    frame = await ws.receive_from(timeout=5)
+    await ws.disconnect()
     assert 'id="rack-area"' in frame
     for mark in HELP:
         assert mark not in frame, mark

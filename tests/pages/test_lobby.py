@@ -1175,14 +1175,61 @@ def online(frame: Node) -> str:
     return frame.one(id="lobby-online").text()
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens() -> None:
-    def setup() -> tuple[int, Any]:
-        ensure_variants()
-        old = actions.create_table(variant="duz", created_by=None, name="Already here")
-        return old.pk, make_user("bob")
+@pytest.fixture
+def table_already_here(transactional_db: None) -> int:
+    """A duz table nobody has sat at: its id."""
+    ensure_variants()
+    return actions.create_table(variant="duz", created_by=None, name="Already here").pk
 
-    old_id, bob = await database_sync_to_async(setup)()
+
+@pytest.fixture
+def bob(transactional_db: None) -> Any:
+    return make_user("bob")
+
+
+@pytest.fixture
+def owner_other_and_carol(transactional_db: None) -> tuple[Any, Any, Any, str, str]:
+    """Three players, and the cookies of the first two."""
+    ensure_variants()
+    owner, other, carol = make_user("owner"), make_user("other"), make_user("carol")
+    return owner, other, carol, cookie_for(owner), cookie_for(other)
+
+
+@pytest.fixture
+def cookies_of_alice_and_bob(transactional_db: None) -> tuple[str, str]:
+    alice, bob = make_user("alice"), make_user("bob")
+    return cookie_for(alice), cookie_for(bob)
+
+
+@pytest.fixture
+def host_of_an_open_table(transactional_db: None) -> str:
+    """The cookie of a player who has opened an okey51 table."""
+    ensure_variants()
+    user = make_user("idle")
+    actions.open_table(variant="okey51", user=user)
+    return cookie_for(user)
+
+
+@pytest.fixture
+def a_match_the_bots_finish(transactional_db: None) -> tuple[int, int, str]:
+    """An okey51 table of one hand: its host stood up (a bot plays the seat) after the
+    match started, so that three random bots and a stand-in finish it alone. The table's
+    id, the match's, and the host's cookie."""
+    ensure_variants()
+    player = make_user("player")
+    table = actions.open_table(variant="okey51", user=player, options={"hands": 1})
+    for position in (1, 2, 3):
+        actions.add_bot(table, position, "random", by=player)
+    match = actions.start_match(table, by=player, seed=seed_of(92))
+    actions.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
+    return table.pk, match.pk, cookie_for(player)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
+    table_already_here: int, bob: Any
+) -> None:
+    old_id = table_already_here
     async with lobby_sockets("") as [(ws, first)]:
         page = parse(first)
         assert page.one(id="lobby-status").text() == NOT_SIGNED_IN
@@ -1207,13 +1254,10 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
-    def setup() -> tuple[Any, Any, Any, str, str]:
-        ensure_variants()
-        owner, other, carol = make_user("owner"), make_user("other"), make_user("carol")
-        return owner, other, carol, cookie_for(owner), cookie_for(other)
-
-    owner, other, carol, owner_cookie, other_cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_renders_each_viewers_own_list(
+    owner_other_and_carol: tuple[Any, Any, Any, str, str],
+) -> None:
+    owner, other, carol, owner_cookie, other_cookie = owner_other_and_carol
     async with lobby_sockets(owner_cookie, other_cookie) as [(mine, _a), (theirs, _b)]:
         await quiet(mine)
         await quiet(theirs)
@@ -1241,12 +1285,10 @@ async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_counts_players_coming_and_going() -> None:
-    def setup() -> tuple[Any, str, str]:
-        alice, bob = make_user("alice"), make_user("bob")
-        return alice, cookie_for(alice), cookie_for(bob)
-
-    alice, alice_cookie, bob_cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_counts_players_coming_and_going(
+    cookies_of_alice_and_bob: tuple[str, str],
+) -> None:
+    alice_cookie, bob_cookie = cookies_of_alice_and_bob
     async with lobby_sockets(alice_cookie) as [(ws, first)]:
         page = parse(first)
         assert page.one(id="lobby-status").text() == "You are in the lobby as alice."
@@ -1265,15 +1307,8 @@ async def test_the_lobby_socket_counts_players_coming_and_going() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_an_idle_lobby_socket_makes_no_database_queries() -> None:
-    def setup() -> str:
-        ensure_variants()
-        user = make_user("idle")
-        actions.open_table(variant="okey51", user=user)
-        return cookie_for(user)
-
-    cookie = await database_sync_to_async(setup)()
-    async with lobby_sockets(cookie, "") as [(ws, first), (guest, _g)]:
+async def test_an_idle_lobby_socket_makes_no_database_queries(host_of_an_open_table: str) -> None:
+    async with lobby_sockets(host_of_an_open_table, "") as [(ws, first), (guest, _g)]:
         assert lobby_rows(parse(first))
         await asyncio.sleep(0.5)  # the re-render for the socket's own arrival
         await quiet(ws)
@@ -1304,18 +1339,10 @@ async def test_an_idle_lobby_socket_makes_no_database_queries() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_drops_a_table_whose_match_has_ended() -> None:
-    def setup() -> tuple[int, int, str]:
-        ensure_variants()
-        player = make_user("player")
-        table = actions.open_table(variant="okey51", user=player, options={"hands": 1})
-        for position in (1, 2, 3):
-            actions.add_bot(table, position, "random", by=player)
-        match = actions.start_match(table, by=player, seed=seed_of(92))
-        actions.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
-        return table.pk, match.pk, cookie_for(player)
-
-    table_id, match_id, cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_drops_a_table_whose_match_has_ended(
+    a_match_the_bots_finish: tuple[int, int, str],
+) -> None:
+    table_id, match_id, cookie = a_match_the_bots_finish
     async with lobby_sockets(cookie) as [(ws, first)]:
         page = parse(first)
         assert table_id in lobby_rows(page)

@@ -30,6 +30,7 @@ from games.models import Hand, Seat, Table
 from tests.play import random_move, seed_of, store_random_hand
 from tests.sockets import (
     Loss,
+    TableSockets,
     cookie_for,
     drain,
     live_frames,
@@ -329,13 +330,21 @@ def test_hand_and_match_pages_of_a_private_table_answer_like_missing_ones() -> N
     assert Client().get(f"/hands/{finished.pk}/?invite={token}").status_code == 200
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_the_table_socket_refuses_a_private_table_like_a_missing_one() -> None:
-    def setup() -> tuple[int, str]:
-        p = playing_private(4)
-        return p.table.pk, cookie_for(make_user("stranger"))
+@pytest.fixture
+def a_private_match(transactional_db: None) -> Private:
+    return playing_private(4)
 
-    table_id, stranger = await database_sync_to_async(setup)()
+
+@pytest.fixture
+def stranger_cookie(transactional_db: None) -> str:
+    return cookie_for(make_user("stranger"))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_table_socket_refuses_a_private_table_like_a_missing_one(
+    a_private_match: Private, stranger_cookie: str
+) -> None:
+    table_id, stranger = a_private_match.table.pk, stranger_cookie
     for cookie in ("", stranger):
         for query in ("", f"invite={WRONG}"):
             answers = []
@@ -468,58 +477,52 @@ async def _closed(ws: Any) -> int | None:
         assert 'class="discards"' not in out.get("text", ""), "a frame of the board came"
 
 
+@pytest.fixture
+def a_watched_private_match(transactional_db: None) -> tuple[Private, str, str]:
+    """A private match, the cookie of its seat 1, and a fan's (who came with the invite)."""
+    p = playing_private(6)
+    return p, cookie_for(p.players[1]), cookie_for(make_user("fan"))
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("lost", [False, True])
 async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(
     lost: bool,
     loss: Loss,  # noqa: F811 - the fixture
+    a_watched_private_match: tuple[Private, str, str],
+    table_socket: TableSockets,
 ) -> None:
     """At once when the rotation's message arrives; if it is lost, at the next move (the
     rotation counts as a change of who may see what)."""
     rng = random.Random(5)
-
-    def setup() -> tuple[int, list[Any], str, str, str]:
-        p = playing_private(6)
-        return (
-            p.table.pk,
-            p.players,
-            p.table.invite_token,
-            cookie_for(p.players[1]),
-            cookie_for(make_user("fan")),
-        )
-
-    table_id, players, old, player_cookie, fan_cookie = await database_sync_to_async(setup)()
-    player = socket(table_id, player_cookie)
-    fans = [socket(table_id, fan_cookie, f"invite={old}"), socket(table_id, "", f"invite={old}")]
-    assert (await player.connect(timeout=5))[0]
+    p, player_cookie, fan_cookie = a_watched_private_match
+    table_id, players, old = p.table.pk, p.players, p.table.invite_token
+    player = await table_socket(table_id, player_cookie)
+    fans = [
+        await table_socket(table_id, cookie, f"invite={old}", first_frame=False)
+        for cookie in (fan_cookie, "")
+    ]
+    await drain(player)
     for fan in fans:
-        assert (await fan.connect(timeout=5))[0]
-    try:
-        await drain(player)
+        seen = live_frames(await drain(fan))
+        assert seen and 'class="discards"' in seen[-1]
+    loss.armed = lost
+    await database_sync_to_async(actions.rotate_invite)(table_id, by=players[0])
+    if lost:
+        assert [m["type"] for m in loss.lost] == ["table.changed"]
         for fan in fans:
-            seen = live_frames(await drain(fan))
-            assert seen and 'class="discards"' in seen[-1]
-        loss.armed = lost
-        await database_sync_to_async(actions.rotate_invite)(table_id, by=players[0])
-        if lost:
-            assert [m["type"] for m in loss.lost] == ["table.changed"]
-            for fan in fans:
-                assert live_frames(await drain(fan)) == []  # nothing told them yet
-            loss.armed = False
-        version = await database_sync_to_async(_play_one)(table_id, players, rng)
-        for fan in fans:
-            assert await _closed(fan) == 4404
-        # The seated player goes on receiving the hand.
-        frames = live_frames(await drain(player))
-        assert frames and version_of(frames[-1]) == version
-        # And the old link opens no socket any more.
-        again = socket(table_id, fan_cookie, f"invite={old}")
-        assert not (await again.connect(timeout=5))[0]
-        await again.disconnect()
-    finally:
-        await player.disconnect()
-        for fan in fans:
-            await fan.disconnect()
+            assert live_frames(await drain(fan)) == []  # nothing told them yet
+        loss.armed = False
+    version = await database_sync_to_async(_play_one)(table_id, players, rng)
+    for fan in fans:
+        assert await _closed(fan) == 4404
+    # The seated player goes on receiving the hand.
+    frames = live_frames(await drain(player))
+    assert frames and version_of(frames[-1]) == version
+    # And the old link opens no socket any more.
+    again = socket(table_id, fan_cookie, f"invite={old}")
+    assert not (await again.connect(timeout=5))[0]
+    await again.disconnect()
 
 
 def test_the_host_rotates_the_invite_from_the_table_page_and_the_lobby_in_a_browser(
