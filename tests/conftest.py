@@ -363,10 +363,11 @@ def chromium_page(chromium: Any) -> Any:
 # ------------------------------------------------------------------------- clients and sockets
 @pytest.fixture
 def signed_in() -> "SignedIn":
-    """``signed_in(user=None, **client_kwargs)``: a test client signed in as ``user`` (``None``:
-    an anonymous one), made by ``tests.users.client_for``, the one way the suite signs a
-    client in; ``client_kwargs`` go to ``Client``. Call it where the test may use the ORM
-    (in an async test: inside ``database_sync_to_async``)."""
+    """``signed_in(user=None, language="", **client_kwargs)``: a test client signed in as
+    ``user`` (``None``: an anonymous one), with a reader's language cookie if given, made by
+    ``tests.users.client_for``, the one way the suite signs a client in; ``client_kwargs`` go
+    to ``Client``. Call it where the test may use the ORM (in an async test: inside
+    ``database_sync_to_async``)."""
     from tests.users import client_for
 
     return client_for

@@ -23,7 +23,7 @@ from django.urls import reverse
 
 from games import actions, engine
 from tests.play import seed_of, user_table
-from tests.users import client_for
+from tests.users import SignedIn
 
 if TYPE_CHECKING:
     from tests.sockets import Players, TableSockets
@@ -239,14 +239,8 @@ def compiled(settings: Any, tmp_path: Path) -> None:
     settings.LOCALE_PATHS = [tmp_path]
 
 
-def turkish_client(user: Any = None) -> Client:
-    client = client_for(user)
-    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
-    return client
-
-
 @pytest.mark.django_db
-def test_the_table_page_speaks_turkish(compiled: None) -> None:
+def test_the_table_page_speaks_turkish(compiled: None, signed_in: SignedIn) -> None:
     table, users = user_table("okey51")
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(71)).hands.get()
     starter = hand.starter
@@ -254,7 +248,7 @@ def test_the_table_page_speaks_turkish(compiled: None) -> None:
     actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
     player = users[(starter + 1) % 4]  # on turn now: the move buttons are live
 
-    page = turkish_client(player).get(reverse("table", args=[table.pk])).content.decode()
+    page = signed_in(player, language="tr").get(reverse("table", args=[table.pk])).content.decode()
 
     assert '<html lang="tr">' in page
     for turkish in (
@@ -280,19 +274,21 @@ def test_the_table_page_speaks_turkish(compiled: None) -> None:
 
 
 @pytest.mark.django_db
-def test_the_scripts_catalogue_is_loaded_before_the_table_script(compiled: None) -> None:
+def test_the_scripts_catalogue_is_loaded_before_the_table_script(
+    compiled: None, signed_in: SignedIn
+) -> None:
     table, _users = user_table("duz")
-    page = turkish_client().get(reverse("table", args=[table.pk])).content.decode()
+    page = signed_in(language="tr").get(reverse("table", args=[table.pk])).content.decode()
     catalogue = f'src="{reverse("javascript-catalog")}"'
     assert catalogue in page
     assert page.index(catalogue) < page.index("js/table.js")
 
 
 @pytest.mark.django_db
-def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
+def test_the_scripts_catalogue_speaks_turkish(compiled: None, signed_in: SignedIn) -> None:
     url = reverse("javascript-catalog")
     assert url == "/jsi18n/"
-    response = turkish_client().get(url)
+    response = signed_in(language="tr").get(url)
     assert response.status_code == 200
     assert "javascript" in response["Content-Type"]
     body = response.content.decode()

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from django.urls import reverse
 
 from games.models import Hand, Match
 from leagues.ratings import rate_match
 from tests.play import played_out, playing_table
 from tests.test_translations import LOCALE, po_entries
-from tests.users import SignedIn, client_for
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db
 
@@ -47,12 +44,6 @@ def visible_text(page: str) -> str:
     return html.unescape(" ".join([text, *labels]))
 
 
-def turkish(user: Any = None) -> Client:
-    client = client_for(user)
-    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
-    return client
-
-
 def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
     signed_in: SignedIn,
 ) -> None:
@@ -61,9 +52,10 @@ def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
     first = Hand.objects.filter(match=match).order_by("number").first()
     assert first is not None and Match.objects.get(pk=match.pk).status == "finished"
     live_table, live_users, _hand = playing_table("okey51", 3)
-    player = turkish(users[0])
+    player = signed_in(users[0], language="tr")
     urls = [
-        (reverse("table", args=[live_table.pk]), turkish(live_users[1])),  # mid-hand
+        # mid-hand
+        (reverse("table", args=[live_table.pk]), signed_in(live_users[1], language="tr")),
         *[
             (url, player)
             for url in (
@@ -80,7 +72,7 @@ def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
                 reverse("leaderboard", args=["okey51"]),
             )
         ],
-        (reverse("home"), turkish()),  # a visitor
+        (reverse("home"), signed_in(language="tr")),  # a visitor
     ]
     sentences = english_sentences()
     # The check can fail: the same pages in English are full of these sentences.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
 
@@ -30,15 +31,18 @@ def make_user(name: str, *, staff: bool = False, superuser: bool = False, **prof
     return user
 
 
-# What the ``signed_in`` fixture gives: ``signed_in(user=None, **client_kwargs) -> Client``.
+# What the ``signed_in`` fixture gives: ``signed_in(user=None, language="", **client_kwargs)``.
 SignedIn = Callable[..., Client]
 
 
-def client_for(user: Any = None, **client_kwargs: Any) -> Client:
-    """A test client signed in as ``user`` (``None``: an anonymous one); ``client_kwargs`` go to
-    ``Client`` (``headers``, ``REMOTE_ADDR``, ``raise_request_exception``). Tests take it as the
-    ``signed_in`` fixture; a helper that cannot take a fixture calls it."""
+def client_for(user: Any = None, *, language: str = "", **client_kwargs: Any) -> Client:
+    """A test client signed in as ``user`` (``None``: an anonymous one), with the ``language``
+    cookie of a reader who chose one; ``client_kwargs`` go to ``Client`` (``headers``,
+    ``REMOTE_ADDR``, ``raise_request_exception``). Tests take it as the ``signed_in`` fixture;
+    a helper that cannot take a fixture calls it."""
     client = Client(**client_kwargs)
+    if language:
+        client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
     if user is not None:
         client.force_login(user)
     return client

@@ -18,7 +18,7 @@ from games.catalog import ensure_variants
 from games.models import Abandonment, Match, Table
 from tests.markup import Node, form_values, parse
 from tests.play import bot_table, seed_of
-from tests.test_translations import compiled, turkish_client  # noqa: F401  (a fixture)
+from tests.test_translations import compiled  # noqa: F401  (a fixture)
 from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
@@ -189,11 +189,14 @@ def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled(
     assert "This table is no longer waiting for players." in again.content.decode()
 
 
-def test_a_forming_tables_waiting_panel_speaks_turkish(compiled: None) -> None:  # noqa: F811
+def test_a_forming_tables_waiting_panel_speaks_turkish(
+    compiled: None,  # noqa: F811
+    signed_in: SignedIn,
+) -> None:
     ayse = make_user("ayse")
     table = actions.quick_play(ayse, "duz", level="greedy")
     actions.quick_play(make_user("can"), "duz")
-    panel = controls(turkish_client(ayse), table).one(data_quick=True)
+    panel = controls(signed_in(ayse, language="tr"), table).one(data_quick=True)
     assert panel.one("h2").text() == "Oyuncular bekleniyor: 2 / 4 koltuk dolu"
     seconds = panel.one("span", data_quick_wait=True).text()
     assert seconds.endswith(" sn")
@@ -201,7 +204,8 @@ def test_a_forming_tables_waiting_panel_speaks_turkish(compiled: None) -> None: 
         f"Boş koltuklara {seconds} sonra botlar (kolay) oturacak."
     )
     assert panel.one("button", data_action="start-with-bots").text() == "Botlarla hemen başla"
-    lobby = parse(turkish_client().get(reverse("lobby")).content).one("section", class_="play-now")
+    lobby = parse(signed_in(language="tr").get(reverse("lobby")).content)
+    lobby = lobby.one("section", class_="play-now")
     assert lobby.one("button", data_action="play-now", data_variant="duz").text() == "Hemen oyna"
     practice = lobby.one("button", data_action="practice", data_variant="duz")
     assert practice.text() == "Botlarla alıştırma"
@@ -242,7 +246,7 @@ def test_a_player_who_left_often_is_told_why_and_for_how_long(
 ) -> None:
     ayse = make_user("ayse")
     left_three_matches(ayse, latest_minutes_ago=3.5)  # 6.5 minutes left: "7 minutes"
-    client = turkish_client(ayse) if language == "tr" else signed_in(ayse)
+    client = signed_in(ayse, language="tr") if language == "tr" else signed_in(ayse)
     tables = Table.objects.count()
 
     response = client.post(reverse("play_now"), {"variant": "classic"}, follow=True)
