@@ -54,7 +54,8 @@ def cookie_of(client: Client) -> str:
 class TableSockets:
     """The table sockets a test opens (the ``table_socket`` fixture): each one connected, its
     first frame (the table as it is) taken unless the test reads it itself, and every one
-    closed when the test ends, whatever became of it."""
+    closed when the test ends (one the test closed already, or the server did, closes again
+    quietly; one whose consumer failed raises its error there, as the test's own close would)."""
 
     def __init__(self) -> None:
         self.opened: list[WebsocketCommunicator] = []

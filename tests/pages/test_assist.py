@@ -173,7 +173,7 @@ def assisted_table(transactional_db: None) -> Players:
 
 @pytest.fixture
 def unassisted_table(transactional_db: None) -> Players:
-    """The same deal at a table without help (``rigged``)."""
+    """A table without help dealt the same racks (``rigged``)."""
     table, users, hand = rigged(False, 607)
     return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
@@ -181,11 +181,8 @@ def unassisted_table(transactional_db: None) -> Players:
 async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh(
     assisted_table: Players, table_socket: TableSockets
 ) -> None:
-    table_id, hand_id, cookies = (
-        assisted_table.table_id,
-        assisted_table.hand.pk,
-        assisted_table.cookies,
-    )
+    table_id, cookies = assisted_table.table_id, assisted_table.cookies
+    hand_id = assisted_table.hand.pk
     opener = await table_socket(table_id, cookies[0], first_frame=False)
     feeder = await table_socket(table_id, cookies[1])
     first = await opener.receive_from(timeout=5)
