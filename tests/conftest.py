@@ -4,13 +4,15 @@
   test database; see its docstring.
 - ``chromium_page``: a Playwright page in Debian's Chromium; ``chromium``: the browser itself,
   for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
+- ``signed_in``: a test client signed in as a user; ``players``: four players seated at a
+  table for a socket test; ``table_socket``: table sockets opened for the test, closed after it.
 """
 
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import pytest
@@ -18,6 +20,10 @@ import pytest
 from tests import workers
 from tests.live_daphne import DaphneServer, fail_or_skip
 from tests.pytest_env import FAST_PASSWORD_HASHERS
+
+if TYPE_CHECKING:
+    from tests.sockets import Players, TableSockets
+    from tests.users import SignedIn
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -407,3 +413,50 @@ def chromium_page(chromium: Any) -> Any:
     """A Playwright page in a fresh context of Debian's Chromium (see ``chromium``); pair it
     with ``daphne_live_server``: browser tests run against ASGI, so their WebSockets connect."""
     return chromium.new_page()
+
+
+# ------------------------------------------------------------------------- clients and sockets
+@pytest.fixture
+def signed_in() -> "SignedIn":
+    """``signed_in(user=None, language="", **client_kwargs)``: a test client signed in as
+    ``user`` (``None``: an anonymous one), with a reader's language cookie if given, made by
+    ``tests.users.client_for``, the one way the suite signs a client in; ``client_kwargs`` go
+    to ``Client``. Call it where the test may use the ORM (in an async test: inside
+    ``database_sync_to_async``)."""
+    from tests.users import client_for
+
+    return client_for
+
+
+@pytest.fixture
+def players(request: pytest.FixtureRequest, transactional_db: None) -> "Players":
+    """Four new players seated at a table, each with a session cookie, made before an async
+    test's body (out of its event loop, where the ORM is allowed); the test's ``players`` mark
+    says what table (``tests.sockets.players_at_table``)::
+
+        @pytest.mark.players("okey51", seed=42)  # their match started, dealt from seed_of(42)
+        async def test_something(players: Players, table_socket: TableSockets) -> None:
+            ws = await table_socket(players.table_id, players.cookies[1])
+
+    Without the mark: a duz table, no match yet. Its data is committed (``transactional_db``,
+    as the async tests' own mark asks), so that the sockets' threads see it."""
+    from tests.sockets import players_at_table
+
+    mark = request.node.get_closest_marker("players")
+    if mark is None:
+        return players_at_table()
+    return players_at_table(*mark.args, **mark.kwargs)
+
+
+@pytest.fixture
+async def table_socket() -> AsyncIterator["TableSockets"]:
+    """``await table_socket(table_id, cookie="", query="", first_frame=True)``: a table socket
+    through the real ASGI application, asserted connected, its first frame taken (unless
+    ``first_frame`` is false: the test reads it); every socket opened is closed at the test's
+    end, and the server's background tasks stopped (as ``tests.sockets.lobby_sockets`` does).
+    A socket that is to be refused is built with ``tests.sockets.socket``."""
+    from tests.sockets import TableSockets
+
+    sockets = TableSockets()
+    yield sockets
+    await sockets.close_all()

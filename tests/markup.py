@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from html.parser import HTMLParser
 from typing import Any
 
-from django.test import Client
 from django.urls import reverse
 
 from games import engine
 from games.models import Hand
+from tests.users import client_for
 
 # ----------------------------------------------------------------------------- reading HTML
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source"}
@@ -189,9 +189,7 @@ def texts(html_text: str) -> list[str]:
 
 
 def page_of(table_id: int, user: Any = None, query: str = "") -> str:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
+    client = client_for(user)
     url = reverse("table", args=[table_id]) + (f"?{query}" if query else "")
     response = client.get(url)
     assert response.status_code == 200

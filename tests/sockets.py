@@ -1,13 +1,15 @@
 """Socket clients for the tests: a table's and the lobby's sockets opened through the real ASGI
-application (``WebsocketCommunicator``), a signed-in player's session cookie, the frames that
-arrive, and what a test needs to watch from outside (the SQL statements every thread runs, a
-``table.changed`` message lost on its way). Not a test module."""
+application (``WebsocketCommunicator``), a signed-in player's session cookie, players seated at a
+table for a socket test, the frames that arrive, and what a test needs to watch from outside
+(the SQL statements every thread runs, a ``table.changed`` message lost on its way). Not a test
+module; the ``table_socket`` and ``players`` fixtures (tests/conftest.py) are made of it."""
 
 from __future__ import annotations
 
 import contextlib
 import re
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -15,23 +17,108 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
 
+from games import actions
 from games.actions import broadcast
 from games.live import server_tasks
+from games.models import Hand
 from okeysite.asgi import application
+from tests.play import connect, seed_of, user_table
+from tests.users import client_for
 
 
-def socket(table_id: int, cookie: str = "", query: str = "") -> WebsocketCommunicator:
+def socket(
+    table_id: int, cookie: str = "", query: str = "", *, address: str = ""
+) -> WebsocketCommunicator:
+    """A table socket, not yet connected; ``address``: the client's IP address as the server
+    sees it (the communicator's own otherwise)."""
     headers = [(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
     path = f"/ws/tables/{table_id}/" + (f"?{query}" if query else "")
-    return WebsocketCommunicator(application, path, headers=headers)
+    ws = WebsocketCommunicator(application, path, headers=headers)
+    if address:
+        ws.scope["client"] = [address, 50000]
+    return ws
 
 
 def cookie_for(user: object) -> str:
-    client = Client()
-    client.force_login(user)  # type: ignore[arg-type]
+    """The ``Cookie`` header of a new session signed in as ``user``."""
+    return cookie_of(client_for(user))
+
+
+def cookie_of(client: Client) -> str:
+    """The ``Cookie`` header of the session ``client`` is signed in with."""
     return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
+
+
+class TableSockets:
+    """The table sockets a test opens (the ``table_socket`` fixture): each one connected, its
+    first frame (the table as it is) taken unless the test reads it itself, and every one
+    closed when the test ends (one the test closed already, or the server did, closes again
+    quietly; one whose consumer failed raises its error there, as the test's own close would)."""
+
+    def __init__(self) -> None:
+        self.opened: list[WebsocketCommunicator] = []
+
+    async def __call__(
+        self,
+        table_id: int,
+        cookie: str = "",
+        query: str = "",
+        first_frame: bool = True,
+        *,
+        address: str = "",
+    ) -> WebsocketCommunicator:
+        ws = socket(table_id, cookie, query, address=address)
+        self.opened.append(ws)
+        connected, _ = await ws.connect(timeout=5)
+        assert connected
+        if first_frame:
+            await ws.receive_from(timeout=5)
+        return ws
+
+    async def close_all(self) -> None:
+        try:
+            for ws in self.opened:
+                await ws.disconnect()
+        finally:
+            await server_tasks.stop()
+
+
+@dataclass
+class Players:
+    """Players seated at a table, with what an async test reads of them on its event loop,
+    where the ORM is refused: the table's id, the users seat by seat, each one's session
+    cookie, and the hand of their match as it was made (``match_hand``: None before a match)."""
+
+    table_id: int
+    users: list[Any]
+    cookies: list[str]
+    match_hand: Hand | None = None
+
+    @property
+    def hand(self) -> Hand:
+        assert self.match_hand is not None, "no match started: give the players a seed"
+        return self.match_hand
+
+
+def players_at_table(
+    variant: str = "duz",
+    *,
+    seed: int | None = None,
+    options: dict[str, Any] | None = None,
+    present: bool = False,
+) -> Players:
+    """Four new users at a new table of ``variant`` (``tests.play.user_table``), each signed in;
+    ``present``: each with a table socket open (Presence rows: ``tests.play.connect``);
+    ``seed``: their match started, its first hand dealt from ``seed_of(seed)``."""
+    table, users = user_table(variant, options)
+    if present:
+        connect(table, users)
+    hand = None
+    if seed is not None:
+        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
 
 async def drain(ws: Any, timeout: float = 0.3) -> list[str]:

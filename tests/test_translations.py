@@ -14,7 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.conf import settings
@@ -23,6 +23,10 @@ from django.urls import reverse
 
 from games import actions, engine
 from tests.play import seed_of, user_table
+from tests.users import SignedIn
+
+if TYPE_CHECKING:
+    from tests.sockets import Players, TableSockets
 
 TURKISH_COLOURS = {"R": "kırmızı", "Y": "sarı", "B": "mavi", "K": "siyah"}
 ENGLISH_COLOURS = {"R": "red", "Y": "yellow", "B": "blue", "K": "black"}
@@ -235,16 +239,8 @@ def compiled(settings: Any, tmp_path: Path) -> None:
     settings.LOCALE_PATHS = [tmp_path]
 
 
-def turkish_client(user: Any = None) -> Client:
-    client = Client()
-    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
 @pytest.mark.django_db
-def test_the_table_page_speaks_turkish(compiled: None) -> None:
+def test_the_table_page_speaks_turkish(compiled: None, signed_in: SignedIn) -> None:
     table, users = user_table("okey51")
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(71)).hands.get()
     starter = hand.starter
@@ -252,7 +248,7 @@ def test_the_table_page_speaks_turkish(compiled: None) -> None:
     actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
     player = users[(starter + 1) % 4]  # on turn now: the move buttons are live
 
-    page = turkish_client(player).get(reverse("table", args=[table.pk])).content.decode()
+    page = signed_in(player, language="tr").get(reverse("table", args=[table.pk])).content.decode()
 
     assert '<html lang="tr">' in page
     for turkish in (
@@ -278,19 +274,21 @@ def test_the_table_page_speaks_turkish(compiled: None) -> None:
 
 
 @pytest.mark.django_db
-def test_the_scripts_catalogue_is_loaded_before_the_table_script(compiled: None) -> None:
+def test_the_scripts_catalogue_is_loaded_before_the_table_script(
+    compiled: None, signed_in: SignedIn
+) -> None:
     table, _users = user_table("duz")
-    page = turkish_client().get(reverse("table", args=[table.pk])).content.decode()
+    page = signed_in(language="tr").get(reverse("table", args=[table.pk])).content.decode()
     catalogue = f'src="{reverse("javascript-catalog")}"'
     assert catalogue in page
     assert page.index(catalogue) < page.index("js/table.js")
 
 
 @pytest.mark.django_db
-def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
+def test_the_scripts_catalogue_speaks_turkish(compiled: None, signed_in: SignedIn) -> None:
     url = reverse("javascript-catalog")
     assert url == "/jsi18n/"
-    response = turkish_client().get(url)
+    response = signed_in(language="tr").get(url)
     assert response.status_code == 200
     assert "javascript" in response["Content-Type"]
     body = response.content.decode()
@@ -306,51 +304,43 @@ def test_the_scripts_catalogue_speaks_turkish(compiled: None) -> None:
 
 # ------------------------------------------------------------------------------- sockets
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.players("duz", seed=72)
 async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language(
-    compiled: None,
+    compiled: None, players: Players, table_socket: TableSockets
 ) -> None:
     """One table, one move: the same broadcast renders in Turkish for the player whose
     browser asked for Turkish and in English for the other, and a refusal comes back in its
     asker's language."""
     from channels.db import database_sync_to_async
 
-    from tests.sockets import cookie_for, drain, socket
+    from tests.sockets import drain
 
-    def setup() -> tuple[int, list[Any], list[str], Any]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(72)).hands.get()
-        return table.pk, users, [cookie_for(u) for u in users], hand
-
-    table_id, users, cookies, hand = await database_sync_to_async(setup)()
+    table_id, users, cookies, hand = players.table_id, players.users, players.cookies, players.hand
     starter = hand.starter
     turkish_seat, english_seat = (starter + 2) % 4, (starter + 3) % 4  # neither on turn next
-    turkish = socket(table_id, f"{cookies[turkish_seat]}; {settings.LANGUAGE_COOKIE_NAME}=tr")
-    english = socket(table_id, f"{cookies[english_seat]}; {settings.LANGUAGE_COOKIE_NAME}=en")
-    try:
-        for ws in (turkish, english):
-            assert (await ws.connect(timeout=5))[0]
-            await drain(ws)
+    language = settings.LANGUAGE_COOKIE_NAME
+    turkish = await table_socket(table_id, f"{cookies[turkish_seat]}; {language}=tr")
+    await drain(turkish)
+    english = await table_socket(table_id, f"{cookies[english_seat]}; {language}=en")
+    await drain(english)
 
-        def move() -> str:
-            tile = engine.format_tile(hand.engine_hand().racks[starter][0])
-            actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
-            return tile
+    def move() -> str:
+        tile = engine.format_tile(hand.engine_hand().racks[starter][0])
+        actions.play(hand, starter, {"do": "discard", "tile": tile}, by=users[starter])
+        return tile
 
-        tile = await database_sync_to_async(move)()
-        tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
-        en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
-        assert f"{in_turkish(tile)} taşını attı." in tr_frame and "Gösterge" in tr_frame
-        assert "Indicator" not in tr_frame and "threw" not in tr_frame
-        assert f"threw {in_english(tile)}." in en_frame and "Indicator" in en_frame
-        assert "Gösterge" not in en_frame
+    tile = await database_sync_to_async(move)()
+    tr_frame = [f for f in await drain(turkish) if 'id="table-live"' in f][-1]
+    en_frame = [f for f in await drain(english) if 'id="table-live"' in f][-1]
+    assert f"{in_turkish(tile)} taşını attı." in tr_frame and "Gösterge" in tr_frame
+    assert "Indicator" not in tr_frame and "threw" not in tr_frame
+    assert f"threw {in_english(tile)}." in en_frame and "Indicator" in en_frame
+    assert "Gösterge" not in en_frame
 
-        # Out of turn: each is told why in their own language.
-        for ws in (turkish, english):
-            await ws.send_json_to({"type": "move", "hand": hand.pk, "move": {"do": "draw"}})
-        tr_error = [f for f in await drain(turkish) if 'id="move-error"' in f][-1]
-        en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
-        assert "It is not your turn." in en_error
-        assert "Sıra sende değil." in tr_error and "your turn" not in tr_error
-    finally:
-        await turkish.disconnect()
-        await english.disconnect()
+    # Out of turn: each is told why in their own language.
+    for ws in (turkish, english):
+        await ws.send_json_to({"type": "move", "hand": hand.pk, "move": {"do": "draw"}})
+    tr_error = [f for f in await drain(turkish) if 'id="move-error"' in f][-1]
+    en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
+    assert "It is not your turn." in en_error
+    assert "Sıra sende değil." in tr_error and "your turn" not in tr_error

@@ -7,17 +7,15 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from django.urls import reverse
 
 from games.models import Hand, Match
 from leagues.ratings import rate_match
 from tests.play import played_out, playing_table
 from tests.test_translations import LOCALE, po_entries
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db
 
@@ -46,23 +44,18 @@ def visible_text(page: str) -> str:
     return html.unescape(" ".join([text, *labels]))
 
 
-def turkish(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "tr"
-    return client
-
-
-def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option() -> None:
+def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
+    signed_in: SignedIn,
+) -> None:
     table, users, match = played_out("okey51", {"hands": 3}, 7)
     rate_match(match)
     first = Hand.objects.filter(match=match).order_by("number").first()
     assert first is not None and Match.objects.get(pk=match.pk).status == "finished"
     live_table, live_users, _hand = playing_table("okey51", 3)
-    player = turkish(users[0])
+    player = signed_in(users[0], language="tr")
     urls = [
-        (reverse("table", args=[live_table.pk]), turkish(live_users[1])),  # mid-hand
+        # mid-hand
+        (reverse("table", args=[live_table.pk]), signed_in(live_users[1], language="tr")),
         *[
             (url, player)
             for url in (
@@ -79,12 +72,11 @@ def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option() -> 
                 reverse("leaderboard", args=["okey51"]),
             )
         ],
-        (reverse("home"), turkish()),  # a visitor
+        (reverse("home"), signed_in(language="tr")),  # a visitor
     ]
     sentences = english_sentences()
     # The check can fail: the same pages in English are full of these sentences.
-    english = Client()
-    english.force_login(users[0])
+    english = signed_in(users[0])
     for url in (reverse("table", args=[table.pk]), reverse("rules", args=["okey51"])):
         text = " ".join(visible_text(english.get(url).content.decode()).split())
         assert len([s for s in sentences if s in text]) >= 3, url

@@ -11,12 +11,10 @@ import random
 import time
 from typing import Any
 
-from django.conf import settings
-from django.test import Client
-
 from games import engine
 from games.engine import scoring
 from games.engine.bots import choose_moves
+from tests.sockets import cookie_for
 
 SLOTS = 32
 ROW = SLOTS // 2
@@ -27,14 +25,13 @@ DESKTOP = {"width": 1280, "height": 900}
 # ----------------------------------------------------------------------------- sessions
 def signed_in_page(browser: Any, server: Any, user: Any, viewport: dict[str, int] = DESKTOP) -> Any:
     """A page in a new browser context signed in as ``user`` (its own cookies)."""
-    client = Client()
-    client.force_login(user)
+    name, _, value = cookie_for(user).partition("=")
     context = browser.new_context(viewport=viewport)
     context.add_cookies(
         [
             {
-                "name": settings.SESSION_COOKIE_NAME,
-                "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                "name": name,
+                "value": value,
                 "url": server.url,
             }
         ]

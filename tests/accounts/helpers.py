@@ -4,19 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.test import Client
 from django.utils import timezone
 
 from games import actions
 from games.models import Match, Table
 from tests.markup import form_values, parse  # noqa: F401  (re-exported)
 from tests.play import seed_of
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def finish(match: Match, totals: list[int], winners: list[int]) -> Match:

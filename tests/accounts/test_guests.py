@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from accounts.models import Profile
 from games.models import Hand, Match, Participant, Seat, Table
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, make_user
 
-from .helpers import form_values, parse, signed_in
+from .helpers import form_values, parse
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -86,7 +86,7 @@ def test_a_new_guest_goes_back_to_a_safe_next_page(next_url: str, lands: str) ->
     assert response.status_code == 302 and response["Location"] == lands
 
 
-def test_a_signed_in_player_is_not_turned_into_a_guest() -> None:
+def test_a_signed_in_player_is_not_turned_into_a_guest(signed_in: SignedIn) -> None:
     player = make_user("ayse")
     client = signed_in(player)
 
@@ -117,7 +117,9 @@ def test_anonymous_pages_offer_play_as_a_guest() -> None:
             assert "csrfmiddlewaretoken" in form_values(form)
 
 
-def test_signed_in_players_see_no_guest_button_and_players_no_keep_link() -> None:
+def test_signed_in_players_see_no_guest_button_and_players_no_keep_link(
+    signed_in: SignedIn,
+) -> None:
     page = parse(signed_in(make_user("ayse")).get("/").content)
     assert not [f for f in page.all("form") if f.attrs.get("action") == reverse("guest")]
     assert not page.all("a", data_action="keep-account")
@@ -156,7 +158,7 @@ def test_the_lobby_practice_buttons_make_an_anonymous_visitor_a_guest_at_a_table
     assert 'id="rack-area"' in page and 'data-seat="0"' in page
 
 
-def test_signed_in_play_now_buttons_post_to_play_now() -> None:
+def test_signed_in_play_now_buttons_post_to_play_now(signed_in: SignedIn) -> None:
     page = parse(signed_in(make_user("ayse")).get("/").content)
     form = next(f for f in page.all("form") if f.all(data_action="play-now"))
     assert form.attrs["action"] == reverse("play_now")
@@ -241,7 +243,7 @@ def test_keeping_the_account_checks_name_and_password(
     assert Profile.objects.get(user=guest).is_guest
 
 
-def test_only_guests_keep_an_account() -> None:
+def test_only_guests_keep_an_account(signed_in: SignedIn) -> None:
     response = Client().get(reverse("keep_account"))
     assert response.status_code == 302 and response["Location"].startswith(reverse("login"))
 

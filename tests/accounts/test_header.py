@@ -14,9 +14,9 @@ from django.urls import reverse
 
 from accounts import context_processors
 from accounts.models import Profile
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, make_user
 
-from .helpers import form_values, parse, signed_in
+from .helpers import form_values, parse
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -36,7 +36,7 @@ def reads_profile(queries: list[str]) -> bool:
     return any(Profile._meta.db_table in sql for sql in queries)
 
 
-def test_the_header_reads_no_profile() -> None:
+def test_the_header_reads_no_profile(signed_in: SignedIn) -> None:
     client = signed_in(make_user("elif", display_name="Elif K"))
     name, keep, queries = header(client)
     assert name == "Signed in as Elif K" and not keep
@@ -51,7 +51,7 @@ def test_a_log_in_with_the_form_keeps_the_name_too() -> None:
     assert name == "Signed in as Memo" and not reads_profile(queries)
 
 
-def test_a_new_display_name_shows_at_once() -> None:
+def test_a_new_display_name_shows_at_once(signed_in: SignedIn) -> None:
     user = make_user("elif", display_name="Elif")
     client = signed_in(user)
     url = reverse("profile", args=["elif"])
@@ -79,7 +79,7 @@ def test_a_guest_sees_keep_this_account_until_they_keep_it() -> None:
     assert name == "Signed in as elif" and not keep and not reads_profile(queries)
 
 
-def test_a_session_without_the_name_reads_it_once() -> None:
+def test_a_session_without_the_name_reads_it_once(signed_in: SignedIn) -> None:
     user = make_user("can", display_name="Can B")
     client = signed_in(user)
     session = client.session
@@ -91,7 +91,7 @@ def test_a_session_without_the_name_reads_it_once() -> None:
     assert name == "Signed in as Can B" and not reads_profile(queries)
 
 
-def test_a_name_kept_for_another_user_is_not_shown() -> None:
+def test_a_name_kept_for_another_user_is_not_shown(signed_in: SignedIn) -> None:
     client = signed_in(make_user("ayse", display_name="Ayşe"))
     other = make_user("zeynep", display_name="Zeynep")
     session = client.session

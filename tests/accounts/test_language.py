@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
 from django.conf import settings
 from django.contrib.sessions.backends.db import SessionStore
 from django.test import Client
@@ -17,10 +16,8 @@ from accounts.models import Profile
 from games.live import table_socket
 from games.live.lobby_socket import LobbyConsumer
 from games.live.table_socket import language_of
-from tests.sockets import cookie_for, lobby_sockets
-from tests.users import PASSWORD, make_user
-
-from .helpers import signed_in
+from tests.sockets import cookie_for, cookie_of, lobby_sockets
+from tests.users import PASSWORD, SignedIn, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -81,7 +78,7 @@ def test_without_a_profile_language_the_browser_decides() -> None:
         assert lang_of(client.get("/", headers=ENGLISH_BROWSER)) == "en"
 
 
-def test_the_language_switch_saves_a_player_s_choice() -> None:
+def test_the_language_switch_saves_a_player_s_choice(signed_in: SignedIn) -> None:
     user = make_user("elif")
     client = signed_in(user)
 
@@ -160,9 +157,20 @@ def lobby_language(found: dict[str, Any]) -> str:
     return consumer._language()
 
 
+@pytest.fixture
+def turkish_and_plain_cookies(transactional_db: None) -> tuple[str, str]:
+    """The cookies of a player whose profile speaks Turkish (signed in through the form, as
+    the language is taken from the profile at log-in), and of one without a language."""
+    make_user("elif", language="tr")
+    other = make_user("can")
+    client = Client()
+    log_in(client, "elif")
+    return cookie_of(client), cookie_for(other)
+
+
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_socket_of_a_player_uses_their_language(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, turkish_and_plain_cookies: tuple[str, str]
 ) -> None:
     """Through the real stack (AuthMiddlewareStack loads the session before the consumer)."""
     seen: list[str] = []
@@ -173,16 +181,7 @@ async def test_the_lobby_socket_of_a_player_uses_their_language(
         return code
 
     monkeypatch.setattr(table_socket, "language_of", recording)
-
-    def setup() -> tuple[str, str]:
-        make_user("elif", language="tr")
-        other = make_user("can")
-        client = Client()
-        log_in(client, "elif")
-        cookie = f"{settings.SESSION_COOKIE_NAME}={client.session.session_key}"
-        return cookie, cookie_for(other)
-
-    turkish, plain = await database_sync_to_async(setup)()
+    turkish, plain = turkish_and_plain_cookies
     async with lobby_sockets(turkish + "; django_language=en", plain):
         pass
     assert seen == ["tr", "en"]

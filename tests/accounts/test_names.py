@@ -16,9 +16,9 @@ from accounts.models import Profile, display_name
 from games import actions, chat
 from games.models import ChatMessage
 from tests.play import user_table
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, client_for, make_user
 
-from .helpers import parse, signed_in
+from .helpers import parse
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -33,7 +33,7 @@ CYRILLIC_GUEST = "gu\u0435st-abc"  # Cyrillic е
 
 def set_display_name(user: Any, name: str) -> Any:
     """The owner posts the profile form with ``name``: the response."""
-    return signed_in(user).post(
+    return client_for(user).post(
         reverse("profile", args=[user.get_username()]), {"display_name": name, "language": ""}
     )
 
@@ -83,7 +83,7 @@ def test_a_display_name_with_nothing_visible_left_is_refused() -> None:
     assert stored_display_name(user) == "Elif"
 
 
-def test_a_stored_display_name_is_shown_clean() -> None:
+def test_a_stored_display_name_is_shown_clean(signed_in: SignedIn) -> None:
     # A row written before the policy (or behind every form) still reads clean.
     spoofer = make_user("mallory", display_name=SPOOF)
     assert display_name(spoofer) == "nimda"
@@ -137,7 +137,7 @@ def test_a_player_may_show_their_own_username() -> None:
         assert stored_display_name(user) == username.upper()
 
 
-def test_a_display_name_kept_as_it_is_is_not_judged_again() -> None:
+def test_a_display_name_kept_as_it_is_is_not_judged_again(signed_in: SignedIn) -> None:
     # Two players shared a name before the policy: either may still change their language.
     make_user("ayse", display_name="Ayşe")
     user = make_user("elif", display_name="Ayşe")
@@ -252,7 +252,7 @@ def test_plain_usernames_are_still_accepted() -> None:
 
 
 # ----------------------------------------------------------------------------- the admin
-def test_the_admin_cleans_display_names_and_keeps_usernames_ascii() -> None:
+def test_the_admin_cleans_display_names_and_keeps_usernames_ascii(signed_in: SignedIn) -> None:
     staff = signed_in(make_user("boss", superuser=True))
     user = make_user("elif", display_name="Elif")
     profile = Profile.objects.get(user=user)

@@ -10,9 +10,9 @@ from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, make_user
 
-from .helpers import parse, signed_in
+from .helpers import parse
 
 pytestmark = pytest.mark.django_db
 
@@ -83,7 +83,7 @@ def test_no_mail_goes_to_an_unknown_address_or_a_guest(
     assert "Subject:" not in capsys.readouterr().out
 
 
-def test_a_player_changes_their_password_and_stays_signed_in() -> None:
+def test_a_player_changes_their_password_and_stays_signed_in(signed_in: SignedIn) -> None:
     user = make_user("elif")
     client = signed_in(user)
     page = client.get(reverse("password_change"))
@@ -114,7 +114,7 @@ def test_changing_a_password_needs_a_log_in() -> None:
     assert response["Location"] == f"{reverse('login')}?next={reverse('password_change')}"
 
 
-def test_the_password_pages_are_ours() -> None:
+def test_the_password_pages_are_ours(signed_in: SignedIn) -> None:
     client = signed_in(make_user("elif"))
     for name in ("password_change", "password_change_done"):
         page = parse(client.get(reverse(name)).content)

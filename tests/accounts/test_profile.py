@@ -15,9 +15,9 @@ from django.urls import reverse
 from accounts.models import Profile, display_name
 from games import actions, reads
 from games.pages.profiles import RECENT_MATCHES, recent_matches
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
-from .helpers import finish, form_values, parse, played_match, signed_in
+from .helpers import finish, form_values, parse, played_match
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -58,7 +58,7 @@ def test_an_unknown_player_is_not_found() -> None:
     assert Client().get(reverse("profile", args=["nobody"])).status_code == 404
 
 
-def test_visitors_see_the_profile_without_the_form() -> None:
+def test_visitors_see_the_profile_without_the_form(signed_in: SignedIn) -> None:
     make_user("elif", display_name="Elif K", language="tr")
     for client in (Client(), signed_in(make_user("other"))):
         page = profile_page(client, "elif")
@@ -83,7 +83,7 @@ def test_a_guest_profile_says_guest() -> None:
     assert not own.all("a", data_action="change-password")  # no password yet: keep it first
 
 
-def test_the_owner_edits_display_name_and_language() -> None:
+def test_the_owner_edits_display_name_and_language(signed_in: SignedIn) -> None:
     user = make_user("elif")
     client = signed_in(user)
     page = profile_page(client, "elif")
@@ -113,7 +113,9 @@ def test_the_owner_edits_display_name_and_language() -> None:
         ({"display_name": "Elif", "language": "xx"}, "language"),
     ],
 )
-def test_the_profile_form_refuses_bad_values(data: dict[str, str], field: str) -> None:
+def test_the_profile_form_refuses_bad_values(
+    data: dict[str, str], field: str, signed_in: SignedIn
+) -> None:
     user = make_user("elif", display_name="Elif", language="tr")
     client = signed_in(user)
     response = client.post("/players/elif/", data)
@@ -123,7 +125,7 @@ def test_the_profile_form_refuses_bad_values(data: dict[str, str], field: str) -
     assert (profile.display_name, profile.language) == ("Elif", "tr")
 
 
-def test_only_the_owner_may_post_the_form() -> None:
+def test_only_the_owner_may_post_the_form(signed_in: SignedIn) -> None:
     make_user("elif", display_name="Elif")
     for client in (Client(), signed_in(make_user("other"))):
         response = client.post("/players/elif/", {"display_name": "Hacked", "language": ""})
@@ -131,7 +133,7 @@ def test_only_the_owner_may_post_the_form() -> None:
     assert Profile.objects.get(user__username="elif").display_name == "Elif"
 
 
-def test_the_header_links_to_the_own_profile() -> None:
+def test_the_header_links_to_the_own_profile(signed_in: SignedIn) -> None:
     user = make_user("elif", display_name="Elif K")
     page = parse(signed_in(user).get("/").content)
     who = page.one("a", class_="who")
@@ -163,7 +165,7 @@ def test_the_history_lists_matches_with_total_winners_and_link() -> None:
     assert cells[1] == "Düz Okey" and cells[3] == "playing" and cells[4] == "" and cells[5] == ""
 
 
-def test_a_private_table_is_hidden_from_those_who_may_not_see_it() -> None:
+def test_a_private_table_is_hidden_from_those_who_may_not_see_it(signed_in: SignedIn) -> None:
     host, player = make_user("host"), make_user("elif")
     table = actions.open_table(variant="okey51", user=host, name="Secret room", is_private=True)
     actions.sit(table, player, 1, invite=table.invite_token)
@@ -237,7 +239,7 @@ def test_display_names_cost_no_query_per_seat() -> None:
 
 
 # ----------------------------------------------------------------------------- the admin
-def test_the_admin_shows_profiles_and_the_profile_on_the_user_page() -> None:
+def test_the_admin_shows_profiles_and_the_profile_on_the_user_page(signed_in: SignedIn) -> None:
     admin = make_user("boss", superuser=True)
     user = make_user("elif", display_name="Elif K", is_guest=True)
     client = signed_in(admin)

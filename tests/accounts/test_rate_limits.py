@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from accounts.models import Profile
 from games.models import Table
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -72,11 +72,12 @@ def test_the_play_now_buttons_make_no_guest_over_the_limit(variants: None) -> No
     assert not Table.objects.exists()
 
 
-def test_a_signed_in_player_pressing_play_now_is_not_counted(variants: None) -> None:
+def test_a_signed_in_player_pressing_play_now_is_not_counted(
+    variants: None, signed_in: SignedIn
+) -> None:
     for _ in range(5):
         new_guest()
-    client = Client(REMOTE_ADDR="10.0.0.1")
-    client.force_login(make_user("elif"))
+    client = signed_in(make_user("elif"), REMOTE_ADDR="10.0.0.1")
 
     response = client.post(reverse("play_now"), {"variant": "duz"})
     assert response.status_code == 302 and response["Location"].startswith("/tables/")

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from accounts.backends import AccountBackend
 from accounts.sessions import SessionStore
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db
 
@@ -99,10 +100,11 @@ def test_no_user_for_an_unknown_id_or_an_inactive_account(django_user_model: Any
     assert AccountBackend().get_user(gone.pk + 1000) is None
 
 
-def test_a_page_reads_the_session_and_its_user_once_each(django_user_model: Any) -> None:
+def test_a_page_reads_the_session_and_its_user_once_each(
+    django_user_model: Any, signed_in: SignedIn
+) -> None:
     ayse = django_user_model.objects.create_user("ayse", password="x")
-    client = Client()
-    client.force_login(ayse)
+    client = signed_in(ayse)
     client.get(reverse("lobby"))
     with CaptureQueriesContext(connection) as queries:
         assert client.get(reverse("lobby")).status_code == 200

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from django.contrib.auth.models import AnonymousUser
-from django.test import Client
 from django.urls import reverse
 from django.utils import translation
 
@@ -19,7 +18,7 @@ from games.errors import GameError, NotAllowed
 from games.models import ChatMessage, ChatMute, Move
 from tests.markup import chat_panel, page_of, texts
 from tests.play import seed_of, user_table
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -208,13 +207,12 @@ def test_a_mute_hides_lines_for_the_muter_only_until_the_match_ends() -> None:
 
 
 # ----------------------------------------------------------------------------- the admin
-def test_staff_read_chat_in_the_admin_read_only() -> None:
+def test_staff_read_chat_in_the_admin_read_only(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     actions.send_chat(table.pk, users[0], text="hello staff")
     actions.send_chat(table.pk, users[1], canned="thanks")
     boss = make_user("boss", superuser=True)
-    admin = Client()
-    admin.force_login(boss)
+    admin = signed_in(boss)
     listing = admin.get(reverse("admin:games_chatmessage_changelist") + "?q=staff")
     assert listing.status_code == 200
     body = listing.content.decode()

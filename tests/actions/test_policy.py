@@ -13,7 +13,7 @@ from games import actions, policy
 from games.catalog import ensure_variants
 from games.models import Hand, Seat
 from tests.play import seed_of, user_table
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -35,7 +35,9 @@ def host() -> Any:
     return make_user("host")
 
 
-def test_it_lets_anyone_see_a_public_table_but_only_invitees_a_private_one(host: Any) -> None:
+def test_it_lets_anyone_see_a_public_table_but_only_invitees_a_private_one(
+    host: Any, signed_in: SignedIn
+) -> None:
     public = actions.create_table(variant="okey51", created_by=host)
     private = actions.create_table(variant="okey51", created_by=host, is_private=True)
     stranger, staff = make_user("stranger"), make_user("staff", staff=True)
@@ -50,10 +52,8 @@ def test_it_lets_anyone_see_a_public_table_but_only_invitees_a_private_one(host:
     actions.sit(private, stranger, 1, invite=private.invite_token)
     assert policy.can_see(private, list(private.seats.all()), stranger)  # now seated
     # The page and the socket ask the same question.
-    client = Client()
-    assert client.get(reverse("table", args=[private.pk])).status_code == 404
-    client.force_login(stranger)
-    assert client.get(reverse("table", args=[private.pk])).status_code == 200
+    assert Client().get(reverse("table", args=[private.pk])).status_code == 404
+    assert signed_in(stranger).get(reverse("table", args=[private.pk])).status_code == 200
 
 
 def test_it_refuses_a_private_seat_without_the_invite(host: Any) -> None:

@@ -23,7 +23,7 @@ from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Participant, Seat, Table
 from tests.live_daphne import fail_or_skip
 from tests.play import bot_table, seed_of
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 # The module (``games.actions.quick_play`` is also the name of its function, exported there).
@@ -469,7 +469,9 @@ def test_practice_with_bots_still_starts_at_once_against_three_bots() -> None:
 
 # ----------------------------------------------------------------------------- at the same moment
 @pytest.mark.django_db(transaction=True)
-def test_eight_play_now_requests_at_once_on_postgresql_make_two_full_tables_not_eight() -> None:
+def test_eight_play_now_requests_at_once_on_postgresql_make_two_full_tables_not_eight(
+    signed_in: SignedIn,
+) -> None:
     """Each request in its own thread and database connection, through the page: the
     variant's row lock makes them take turns, so each finds the table the ones before formed."""
     if connection.vendor != "postgresql":
@@ -479,11 +481,7 @@ def test_eight_play_now_requests_at_once_on_postgresql_make_two_full_tables_not_
         )
     ensure_variants()
     users = [make_user(f"racer{n}") for n in range(8)]
-    clients = []
-    for user in users:
-        client = Client()
-        client.force_login(user)
-        clients.append(client)
+    clients = [signed_in(user) for user in users]
     barrier = threading.Barrier(len(clients))
     answers: list[Any] = []
 

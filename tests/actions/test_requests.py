@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -18,8 +17,8 @@ from games.catalog import ensure_variants
 from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Participant, Seat, Table
 from tests.play import seed_of, user_table
-from tests.sockets import cookie_for, drain, live_frames, socket
-from tests.users import make_user
+from tests.sockets import TableSockets, cookie_for, drain, live_frames
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -167,10 +166,9 @@ def test_im_back_takes_the_seat_back_from_the_stand_in() -> None:
 
 
 # ----------------------------------------------------------------------------- one path for both
-def test_the_http_fallback_carries_leave_and_back_as_the_socket_does() -> None:
+def test_the_http_fallback_carries_leave_and_back_as_the_socket_does(signed_in: SignedIn) -> None:
     table, (sleeper, _other), _match = running()
-    client = Client()
-    client.force_login(sleeper)
+    client = signed_in(sleeper)
     url = reverse("table_move", args=[table.pk])
     Seat.objects.filter(table=table, position=0).update(away=True)
     response = client.post(url, {"payload": json.dumps({"type": "back"})})
@@ -184,45 +182,49 @@ def test_the_http_fallback_carries_leave_and_back_as_the_socket_does() -> None:
     assert Abandonment.objects.filter(user=sleeper).exists()
 
 
+@pytest.fixture
+def a_free_seat(transactional_db: None) -> int:
+    """A classic table that starts once full: its host on seat 0, seat 1 free, greedy bots on
+    seats 2 and 3. Its id."""
+    ensure_variants()
+    host = make_user("host")
+    table = actions.open_table(variant="classic", user=host, auto_start=True)
+    for position in (2, 3):
+        actions.add_bot(table, position, "greedy", by=host)
+    return table.pk
+
+
+@pytest.fixture
+def watcher_cookie(transactional_db: None) -> str:
+    return cookie_for(make_user("watcher"))
+
+
 @pytest.mark.django_db(transaction=True)
-async def test_a_spectators_socket_sits_and_its_next_move_is_the_seats() -> None:
+async def test_a_spectators_socket_sits_and_its_next_move_is_the_seats(
+    a_free_seat: int, watcher_cookie: str, table_socket: TableSockets
+) -> None:
     """A spectator sits through their own socket: the socket becomes the seat's at once (the
     next frame has the rack, and a move is played, not refused as another's)."""
+    table_id = a_free_seat
+    ws = await table_socket(table_id, watcher_cookie)
+    await drain(ws)
+    await ws.send_to(text_data=json.dumps({"type": "sit", "position": 1}))
+    frames = live_frames(await drain(ws, 1.0))
+    assert frames and 'data-seat="1"' in frames[-1]
+    assert any('id="rack-area"' in f and "data-tile" in f for f in await drain(ws, 0.5) + frames)
 
-    def setup() -> tuple[int, str, int]:
-        ensure_variants()
-        host = make_user("host")
-        table = actions.open_table(variant="classic", user=host, auto_start=True)
-        for position in (2, 3):
-            actions.add_bot(table, position, "greedy", by=host)
-        return table.pk, cookie_for(make_user("watcher")), host.pk
+    def seat_and_hand() -> tuple[bool, int]:
+        seat = Seat.objects.get(table_id=table_id, position=1)
+        here = seat.presences.exists()
+        return here, Hand.objects.get(match__table_id=table_id).pk
 
-    table_id, cookie, _host = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    assert (await ws.connect(timeout=5))[0]
-    try:
-        await drain(ws)
-        await ws.send_to(text_data=json.dumps({"type": "sit", "position": 1}))
-        frames = live_frames(await drain(ws, 1.0))
-        assert frames and 'data-seat="1"' in frames[-1]
-        assert any(
-            'id="rack-area"' in f and "data-tile" in f for f in await drain(ws, 0.5) + frames
-        )
-
-        def seat_and_hand() -> tuple[bool, int]:
-            seat = Seat.objects.get(table_id=table_id, position=1)
-            here = seat.presences.exists()
-            return here, Hand.objects.get(match__table_id=table_id).pk
-
-        here, hand_id = await database_sync_to_async(seat_and_hand)()
-        assert here  # counted at the seat, not as watching
-        arrange = {"type": "arrange", "hand": hand_id, "layout": []}
-        await ws.send_to(text_data=json.dumps(arrange))
-        codes = [f for f in await drain(ws) if 'id="move-error"' in f]
-        # Refused for its layout (the seat's to arrange), never as another seat's.
-        assert codes and 'data-error="bad_layout"' in codes[0]
-    finally:
-        await ws.disconnect()
+    here, hand_id = await database_sync_to_async(seat_and_hand)()
+    assert here  # counted at the seat, not as watching
+    arrange = {"type": "arrange", "hand": hand_id, "layout": []}
+    await ws.send_to(text_data=json.dumps(arrange))
+    codes = [f for f in await drain(ws) if 'id="move-error"' in f]
+    # Refused for its layout (the seat's to arrange), never as another seat's.
+    assert codes and 'data-error="bad_layout"' in codes[0]
 
 
 def test_a_seat_its_player_left_is_free_to_a_person_between_hands_only() -> None:
@@ -248,11 +250,10 @@ def test_a_seat_its_player_left_is_free_to_a_person_between_hands_only() -> None
     assert exc.value.code == "match_in_progress"
 
 
-def test_between_hands_a_spectator_is_offered_the_seat_its_player_left() -> None:
+def test_between_hands_a_spectator_is_offered_the_seat_its_player_left(signed_in: SignedIn) -> None:
     table, (leaver, _stayer), match = running()
     actions.leave_table(table, leaver)
-    watcher = Client()
-    watcher.force_login(make_user("watcher"))
+    watcher = signed_in(make_user("watcher"))
     page = watcher.get(reverse("table", args=[table.pk])).content.decode()
     assert 'data-action="sit"' not in page  # not mid-hand
     Hand.objects.filter(match=match).update(status=Hand.Status.FINISHED)
@@ -262,7 +263,7 @@ def test_between_hands_a_spectator_is_offered_the_seat_its_player_left() -> None
 
 
 # ----------------------------------------------------------------------------- other tables' hands
-def test_a_hand_of_another_table_is_answered_as_a_missing_one() -> None:
+def test_a_hand_of_another_table_is_answered_as_a_missing_one(signed_in: SignedIn) -> None:
     """Seated at one's own table, naming another table's hand (private and live, finished,
     or with its version) gets exactly the answer a hand id that no hand has gets."""
     mine, (me, _other), _match = running()
@@ -273,8 +274,7 @@ def test_a_hand_of_another_table_is_answered_as_a_missing_one() -> None:
     over = actions.start_match(finished, by=actions.SYSTEM, seed=seed_of(10)).hands.get()
     Hand.objects.filter(pk=over.pk).update(status=Hand.Status.FINISHED)
     missing = Hand.objects.order_by("-pk").first().pk + 1000  # type: ignore[union-attr]
-    client = Client()
-    client.force_login(me)
+    client = signed_in(me)
     url = reverse("table_move", args=[mine.pk])
 
     def answer(payload: dict[str, Any]) -> tuple[int, str]:

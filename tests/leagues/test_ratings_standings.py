@@ -23,7 +23,7 @@ from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
 from tests.leagues.helpers import BOT, finished_match, season, table, users
 from tests.play import play_match_with_bots, seed_of
-from tests.users import PASSWORD, make_user
+from tests.users import PASSWORD, SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -300,7 +300,9 @@ def test_a_follower_that_fails_when_a_match_ends_is_logged_and_the_game_goes_on(
     assert any("a follower's bug" in str(r.exc_info[1]) for r in caplog.records if r.exc_info)
 
 
-def test_the_season_page_shows_the_standings_the_rule_and_a_join_button() -> None:
+def test_the_season_page_shows_the_standings_the_rule_and_a_join_button(
+    signed_in: SignedIn,
+) -> None:
     s, (a, *_), _ = example(open_to_join=True, allow_bots=True)
     url = reverse("season_standings", args=[s.league_id, s.pk])
     page = Client().get(url).content.decode()
@@ -308,8 +310,7 @@ def test_the_season_page_shows_the_standings_the_rule_and_a_join_button() -> Non
     assert "Matches with a bot count" in page and "Abandoned matches do not count" in page
     assert "join-season" not in page  # anonymous visitors get no button
     newcomer = users("newcomer")[0]
-    client = Client()
-    client.force_login(newcomer)
+    client = signed_in(newcomer)
     assert 'data-action="join-season"' in client.get(url).content.decode()
     response = client.post(reverse("season_join", args=[s.league_id, s.pk]))
     assert response.status_code == 302
@@ -461,7 +462,7 @@ def test_a_season_s_table_options_rule_its_tables() -> None:
 
 
 @pytest.mark.django_db
-def test_the_admin_opens_a_table_for_a_season_through_the_services() -> None:
+def test_the_admin_opens_a_table_for_a_season_through_the_services(signed_in: SignedIn) -> None:
     from games.catalog import ensure_variants
     from games.models import Table, Variant
     from leagues.models import League, Season
@@ -476,8 +477,7 @@ def test_the_admin_opens_a_table_for_a_season_through_the_services() -> None:
         table_options={"timer": 60},
     )
     staff = make_user("boss", superuser=True)
-    client = Client()
-    client.force_login(staff)
+    client = signed_in(staff)
     response = client.post(
         reverse("admin:leagues_season_changelist"),
         {"action": "open_table", "_selected_action": [season.pk]},

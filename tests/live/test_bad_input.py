@@ -22,19 +22,18 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth.models import AnonymousUser
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
 from games import actions, chat, limits
 from games.actions import requests
 from games.errors import GameError
-from games.live import table_socket
+from games.live.table_socket import TableConsumer
 from games.models import ChatMessage, Hand, Match, Presence, Watcher
-from okeysite.asgi import application
 from tests.live_daphne import serve_command_lines
 from tests.play import seed_of, user_table
-from tests.sockets import cookie_for, drain, socket
+from tests.sockets import Players, TableSockets, drain, lobby_sockets, socket
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,21 +84,6 @@ def test_chat_is_refused_on_its_size_and_rate_before_its_text_is_cleaned(
 
 
 # ----------------------------------------------------------------------------- sockets
-async def _seated_socket(seed: int = 61) -> tuple[WebsocketCommunicator, dict[str, Any]]:
-    def setup() -> dict[str, Any]:
-        table, users = user_table("duz")
-        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed))
-        hand = match.hands.get()
-        return {"table": table.pk, "hand": hand.pk, "cookie": cookie_for(users[0])}
-
-    info = await database_sync_to_async(setup)()
-    ws = socket(info["table"], info["cookie"])
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    await drain(ws)
-    return ws, info
-
-
 async def _still_usable(ws: WebsocketCommunicator) -> None:
     await ws.send_to(text_data=json.dumps({"type": "refresh"}))
     # The answer may wait for the end of a second (a refresh is answered once a second).
@@ -108,37 +92,32 @@ async def _still_usable(ws: WebsocketCommunicator) -> None:
         frames.append(await ws.receive_from(timeout=5))
 
 
-async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socket_stays() -> None:
-    ws, info = await _seated_socket()
-    try:
-        chat_text = json.dumps({"type": "chat", "text": "z" * 1_000_000})
-        for message in ("x" * (limits.MAX_MESSAGE_LENGTH + 1), chat_text):
-            await ws.send_to(text_data=message)
-            assert refusals(await drain(ws)) == ["too_big"]
-        await ws.send_to(bytes_data=b"{}")
-        assert refusals(await drain(ws)) == ["bad_move"]
-        await _still_usable(ws)
-        # A message of the largest size the protocol needs is read.
-        layout = ["r13"] * 40
-        arrange = {"type": "arrange", "hand": info["hand"], "layout": layout}
-        assert len(json.dumps(arrange)) < limits.MAX_MESSAGE_LENGTH
-        await ws.send_to(text_data=json.dumps(arrange))
-        assert refusals(await drain(ws)) == ["bad_layout"]
-    finally:
-        await ws.disconnect()
+@pytest.mark.players("duz", seed=61)
+async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socket_stays(
+    players: Players, table_socket: TableSockets
+) -> None:
+    ws = await table_socket(players.table_id, players.cookies[0])
+    await drain(ws)
+    chat_text = json.dumps({"type": "chat", "text": "z" * 1_000_000})
+    for message in ("x" * (limits.MAX_MESSAGE_LENGTH + 1), chat_text):
+        await ws.send_to(text_data=message)
+        assert refusals(await drain(ws)) == ["too_big"]
+    await ws.send_to(bytes_data=b"{}")
+    assert refusals(await drain(ws)) == ["bad_move"]
+    await _still_usable(ws)
+    # A message of the largest size the protocol needs is read.
+    layout = ["r13"] * 40
+    arrange = {"type": "arrange", "hand": players.hand.pk, "layout": layout}
+    assert len(json.dumps(arrange)) < limits.MAX_MESSAGE_LENGTH
+    await ws.send_to(text_data=json.dumps(arrange))
+    assert refusals(await drain(ws)) == ["bad_layout"]
+    await ws.disconnect()
     assert not await database_sync_to_async(ChatMessage.objects.exists)()
 
 
 @pytest.mark.django_db(transaction=True)
 async def test_an_oversized_lobby_socket_message_is_refused_and_the_socket_stays() -> None:
-    ws = WebsocketCommunicator(
-        application,
-        "/ws/lobby/",
-        headers=[(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")],
-    )
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    try:
+    async with lobby_sockets("") as [(ws, _first)]:
         await drain(ws)
         await ws.send_to(text_data="x" * (limits.MAX_MESSAGE_LENGTH + 1))
         frames = await drain(ws)
@@ -146,8 +125,6 @@ async def test_an_oversized_lobby_socket_message_is_refused_and_the_socket_stays
         assert 'id="lobby-tables"' not in frames[0]
         await ws.send_to(text_data="refresh")
         assert any('id="lobby-tables"' in f for f in await drain(ws))
-    finally:
-        await ws.disconnect()
 
 
 def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -171,41 +148,38 @@ def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) ->
             assert command[command.index(option) + 1] == cap, command
 
 
-async def test_nested_json_unknown_hands_and_an_anonymous_ready_are_refused_on_the_socket() -> None:
-    ws, info = await _seated_socket()
-    try:
-        await ws.send_to(text_data=nested(3000))
-        assert refusals(await drain(ws)) == ["bad_move"]
-        for hand in (999999, -1, 0, 10**30, 2**63):
-            move = {"type": "move", "hand": hand, "move": {"do": "draw"}}
-            await ws.send_to(text_data=json.dumps(move))
-            assert refusals(await drain(ws)) == ["no_hand"], hand
-            arrange = {"type": "arrange", "hand": hand, "layout": []}
-            await ws.send_to(text_data=json.dumps(arrange))
-            assert refusals(await drain(ws)) == ["no_hand"], hand
-        await _still_usable(ws)
-    finally:
-        await ws.disconnect()
-    hand = await database_sync_to_async(Hand.objects.get)(pk=info["hand"])
+@pytest.mark.players("duz", seed=61)
+async def test_nested_json_unknown_hands_and_an_anonymous_ready_are_refused_on_the_socket(
+    players: Players, table_socket: TableSockets
+) -> None:
+    ws = await table_socket(players.table_id, players.cookies[0])
+    await drain(ws)
+    await ws.send_to(text_data=nested(3000))
+    assert refusals(await drain(ws)) == ["bad_move"]
+    for hand in (999999, -1, 0, 10**30, 2**63):
+        move = {"type": "move", "hand": hand, "move": {"do": "draw"}}
+        await ws.send_to(text_data=json.dumps(move))
+        assert refusals(await drain(ws)) == ["no_hand"], hand
+        arrange = {"type": "arrange", "hand": hand, "layout": []}
+        await ws.send_to(text_data=json.dumps(arrange))
+        assert refusals(await drain(ws)) == ["no_hand"], hand
+    await _still_usable(ws)
+    await ws.disconnect()
+    hand = await database_sync_to_async(Hand.objects.get)(pk=players.hand.pk)
     assert hand.version == 0
 
     # A spectator's "ready" while the table waits between hands.
     def pause() -> None:
-        Match.objects.filter(table_id=info["table"]).update(
+        Match.objects.filter(table_id=players.table_id).update(
             next_hand_at=timezone.now() + timedelta(seconds=30)
         )
 
     await database_sync_to_async(pause)()
-    spectator = socket(info["table"])
-    connected, _ = await spectator.connect(timeout=5)
-    assert connected
-    try:
-        await drain(spectator)
-        await spectator.send_to(text_data=json.dumps({"type": "ready"}))
-        assert refusals(await drain(spectator)) == ["not_seated"]
-        await _still_usable(spectator)
-    finally:
-        await spectator.disconnect()
+    spectator = await table_socket(players.table_id)
+    await drain(spectator)
+    await spectator.send_to(text_data=json.dumps({"type": "ready"}))
+    assert refusals(await drain(spectator)) == ["not_seated"]
+    await _still_usable(spectator)
 
 
 def test_ready_refuses_an_anonymous_visitor() -> None:
@@ -233,53 +207,58 @@ def test_the_actions_refuse_a_hand_that_does_not_exist() -> None:
             assert refused.value.code == "no_hand", hand
 
 
+@pytest.mark.players("duz", seed=61)
 async def test_a_failing_handler_answers_a_generic_refusal_and_the_socket_stays(
-    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+    players: Players,
+    table_socket: TableSockets,
 ) -> None:
     def broken(*args: Any, **kwargs: Any) -> None:
         raise RuntimeError("a bug")
 
     monkeypatch.setattr(requests, "rematch", broken)
-    ws, _info = await _seated_socket()
-    try:
-        await ws.send_to(text_data=json.dumps({"type": "rematch"}))
-        assert refusals(await drain(ws)) == ["server_error"]
-        await _still_usable(ws)
-    finally:
-        await ws.disconnect()
+    ws = await table_socket(players.table_id, players.cookies[0])
+    await drain(ws)
+    await ws.send_to(text_data=json.dumps({"type": "rematch"}))
+    assert refusals(await drain(ws)) == ["server_error"]
+    await _still_usable(ws)
+    await ws.disconnect()
     # The bug is in the log, with its traceback, for someone to fix.
     assert any(r.exc_info and "a bug" in str(r.exc_info[1]) for r in caplog.records)
 
 
+@pytest.mark.players("duz", seed=61)
 async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players
 ) -> None:
     """A group message whose handler fails ends the socket (1011): its Presence and Watcher
-    rows and its place in the table's group go with it, as on a close."""
+    rows and its place in the table's group go with it, as on a close. (Both sockets die in
+    the test: they are built here, not by ``table_socket``, which would close them.)"""
 
     async def broken(self: Any, event: dict[str, Any]) -> None:
         raise RuntimeError("a bug")
 
-    ws, info = await _seated_socket()
-    spectator = socket(info["table"])
-    connected, _ = await spectator.connect(timeout=5)
-    assert connected
-    await drain(spectator)
+    table_id = players.table_id
+    ws, spectator = socket(table_id, players.cookies[0]), socket(table_id)
+    for opened in (ws, spectator):
+        assert (await opened.connect(timeout=5))[0]
+        await drain(opened)
     await drain(ws)
     assert await database_sync_to_async(Presence.objects.count)() == 1
     assert await database_sync_to_async(Watcher.objects.count)() == 1
     layer = get_channel_layer()
-    assert await group_size(layer, actions.table_group(info["table"])) == 2
-    monkeypatch.setattr(table_socket.TableConsumer, "table_changed", broken)
+    assert await group_size(layer, actions.table_group(table_id)) == 2
+    monkeypatch.setattr(TableConsumer, "table_changed", broken)
     await layer.group_send(
-        actions.table_group(info["table"]), {"type": "table.changed", "table": info["table"]}
+        actions.table_group(table_id), {"type": "table.changed", "table": table_id}
     )
     for dying in (ws, spectator):
         with pytest.raises(RuntimeError):
             await dying.receive_output(timeout=5)
     assert await database_sync_to_async(Presence.objects.count)() == 0
     assert await database_sync_to_async(Watcher.objects.count)() == 0
-    assert await group_size(layer, actions.table_group(info["table"])) == 0
+    assert await group_size(layer, actions.table_group(table_id)) == 0
 
 
 async def group_size(layer: Any, group: str) -> int:
@@ -297,11 +276,10 @@ async def group_size(layer: Any, group: str) -> int:
         await client.aclose()
 
 
-def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
+def test_the_http_endpoints_refuse_unknown_hands_and_nested_json(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(64))
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     for hand in (999999, 10**30, -5):
         payload = json.dumps({"type": "move", "hand": hand, "move": {"do": "draw"}})
@@ -332,13 +310,12 @@ def test_the_http_endpoints_refuse_unknown_hands_and_nested_json() -> None:
     assert match.hands.get().version == 0
 
 
-def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
+def test_a_body_larger_than_any_form_is_refused_before_it_is_read(signed_in: SignedIn) -> None:
     """Django refuses a body over DATA_UPLOAD_MAX_MEMORY_SIZE (400) from its length alone;
     the hand is untouched."""
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(65))
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     huge = "x" * (300 * 1024)
     for body in ({"payload": huge}, {"text": huge}):
@@ -351,10 +328,10 @@ def test_a_body_larger_than_any_form_is_refused_before_it_is_read() -> None:
 
 def test_a_body_refused_for_its_size_is_logged_as_one_warning_with_its_size(
     caplog: pytest.LogCaptureFixture,
+    signed_in: SignedIn,
 ) -> None:
     table, users = user_table("duz")
-    client = Client(raise_request_exception=False)
-    client.force_login(users[0])
+    client = signed_in(users[0], raise_request_exception=False)
     url = reverse("table_move", args=[table.pk])
     with caplog.at_level("INFO", logger="django.security.RequestDataTooBig"):
         response = client.post(url, "x" * (300 * 1024), content_type="application/json")

@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -32,6 +32,9 @@ from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import seed_of
 from tests.users import make_user
+
+if TYPE_CHECKING:
+    from tests.sockets import Players, TableSockets
 
 pytestmark = pytest.mark.browser
 
@@ -316,8 +319,9 @@ async def test_after_redis_loses_its_groups_the_layer_rejoins_them_and_tells_its
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.players("duz", seed=43)
 async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_now(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
     """A move committed while Redis was down (its message lost): the socket shows it once the
     layer says Redis answers again."""
@@ -325,96 +329,73 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
     from channels.layers import get_channel_layer
 
     from games.models import Presence
-    from tests.play import user_table
-    from tests.sockets import cookie_for, drain, socket, version_of
+    from tests.sockets import drain, version_of
 
-    def setup() -> tuple[int, str, Any]:
-        table, users = user_table("duz")
-        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43))
-        return table.pk, cookie_for(users[1]), users[0]
+    table_id, starter = players.table_id, players.users[0]
+    ws = await table_socket(table_id, players.cookies[1], first_frame=False)
+    first = [await ws.receive_from(timeout=10)]  # the table, on connect
+    assert version_of((first + await drain(ws))[-1]) == 0
 
-    table_id, cookie, starter = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    try:
-        first = [await ws.receive_from(timeout=10)]  # the table, on connect
-        assert version_of((first + await drain(ws))[-1]) == 0
+    def lost_move() -> None:
+        hand = Hand.objects.get(match__table_id=table_id)
+        tile = engine.format_tile(hand.engine_hand().racks[0][0])
+        monkeypatch.setattr(events, "to_table", lambda *args, **kwargs: None)
+        actions.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
+        monkeypatch.undo()
 
-        def lost_move() -> None:
-            hand = Hand.objects.get(match__table_id=table_id)
-            tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            monkeypatch.setattr(events, "to_table", lambda *args, **kwargs: None)
-            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=starter)
-            monkeypatch.undo()
-
-        await database_sync_to_async(lost_move)()
-        assert await drain(ws) == []  # nothing told this socket
-        channel = await database_sync_to_async(
-            lambda: Presence.objects.get(seat__table_id=table_id).channel_name
-        )()
-        await get_channel_layer().send(channel, {"type": "layer.resumed"})
-        frames = [await ws.receive_from(timeout=10)]
-        frames += await drain(ws, timeout=1.0)
-        assert version_of(frames[-1]) == 1, frames
-    finally:
-        await ws.disconnect()
+    await database_sync_to_async(lost_move)()
+    assert await drain(ws) == []  # nothing told this socket
+    channel = await database_sync_to_async(
+        lambda: Presence.objects.get(seat__table_id=table_id).channel_name
+    )()
+    await get_channel_layer().send(channel, {"type": "layer.resumed"})
+    frames = [await ws.receive_from(timeout=10)]
+    frames += await drain(ws, timeout=1.0)
+    assert version_of(frames[-1]) == 1, frames
 
 
 @pytest.mark.django_db(transaction=True)
+@pytest.mark.players("duz", seed=44)
 async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers_the_move(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
     """PostgreSQL restarting: the move's query fails. The mover is told, with the move's id
     (so the page knows that move was answered), that the server could not reach its database;
     the socket stays open and the same move goes through once the database is back."""
-    from channels.db import database_sync_to_async
     from django.db import OperationalError
 
-    from tests.play import user_table
-    from tests.sockets import cookie_for, drain, socket, version_of
+    from tests.sockets import drain, version_of
 
-    def setup() -> tuple[int, int, str, str]:
-        table, users = user_table("duz")
-        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44))
-        hand = match.hands.get()
-        tile = engine.format_tile(hand.engine_hand().racks[0][0])
-        return table.pk, hand.pk, cookie_for(users[0]), tile
+    hand_id = players.hand.pk
+    tile = engine.format_tile(players.hand.engine_hand().racks[0][0])
+    ws = await table_socket(players.table_id, players.cookies[0], first_frame=False)
+    await ws.receive_from(timeout=10)  # the table, on connect
+    await drain(ws)
+    # The socket carries a move out through actions.perform (games/actions/requests.py).
+    from games.actions import requests
 
-    table_id, hand_id, cookie, tile = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    try:
-        await ws.receive_from(timeout=10)  # the table, on connect
-        await drain(ws)
-        # The socket carries a move out through actions.perform (games/actions/requests.py).
-        from games.actions import requests
+    submit = requests.submit
 
-        submit = requests.submit
+    def down(*args: Any, **kwargs: Any) -> None:
+        raise OperationalError("terminating connection due to administrator command")
 
-        def down(*args: Any, **kwargs: Any) -> None:
-            raise OperationalError("terminating connection due to administrator command")
+    monkeypatch.setattr(requests, "submit", down)
+    move = {
+        "type": "move",
+        "hand": hand_id,
+        "move": {"do": "discard", "tile": tile},
+        "expected_version": 0,
+        "client_move_id": "down-1",
+    }
+    await ws.send_json_to(move)
+    frames = [await ws.receive_from(timeout=10)]
+    frames += await drain(ws, timeout=0.5)
+    assert len(frames) == 1, frames
+    assert 'data-error="unavailable"' in frames[0] and 'data-move-id="down-1"' in frames[0]
+    assert "database" in frames[0]
 
-        monkeypatch.setattr(requests, "submit", down)
-        move = {
-            "type": "move",
-            "hand": hand_id,
-            "move": {"do": "discard", "tile": tile},
-            "expected_version": 0,
-            "client_move_id": "down-1",
-        }
-        await ws.send_json_to(move)
-        frames = [await ws.receive_from(timeout=10)]
-        frames += await drain(ws, timeout=0.5)
-        assert len(frames) == 1, frames
-        assert 'data-error="unavailable"' in frames[0] and 'data-move-id="down-1"' in frames[0]
-        assert "database" in frames[0]
-
-        monkeypatch.setattr(requests, "submit", submit)
-        await ws.send_json_to({**move, "client_move_id": "down-2"})
-        frames = [await ws.receive_from(timeout=10)]
-        frames += await drain(ws, timeout=1.0)
-        assert version_of(frames[-1]) == 1, frames
-    finally:
-        await ws.disconnect()
+    monkeypatch.setattr(requests, "submit", submit)
+    await ws.send_json_to({**move, "client_move_id": "down-2"})
+    frames = [await ws.receive_from(timeout=10)]
+    frames += await drain(ws, timeout=1.0)
+    assert version_of(frames[-1]) == 1, frames

@@ -19,7 +19,6 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.db import connection, connections
-from django.test import Client
 from django.urls import reverse
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -30,6 +29,7 @@ from games.engine.tiles import NAMES, parse_tile
 from games.models import ChatMessage, ChatMute, Hand, Move
 from tests.play import seed_of, user_table
 from tests.sockets import cookie_for, socket
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -318,7 +318,7 @@ def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
 # ----------------------------------------------------------------------------- HTTP
 @pytest.mark.parametrize("variant", ["duz", "okey51"])
 def test_fuzzed_http_posts_are_refused_without_a_500(
-    variant: str, caplog: pytest.LogCaptureFixture
+    variant: str, caplog: pytest.LogCaptureFixture, signed_in: SignedIn
 ) -> None:
     caplog.set_level(logging.WARNING)
     table, users = user_table(variant)
@@ -329,12 +329,10 @@ def test_fuzzed_http_posts_are_refused_without_a_500(
     rack = {engine.format_tile(t) for t in eng.racks[turn]}
     foreign = [name for name in NAMES if name not in rack]
     before = (hand.version, hand.state, hand.status, hand.hidden)
-    clients = {}
-    for name, user in (("turn", users[turn]), ("other", users[(turn + 1) % 4]), ("anon", None)):
-        client = Client(raise_request_exception=False)
-        if user is not None:
-            client.force_login(user)
-        clients[name] = client
+    clients = {
+        name: signed_in(user, raise_request_exception=False)
+        for name, user in (("turn", users[turn]), ("other", users[(turn + 1) % 4]), ("anon", None))
+    }
     move_url = reverse("table_move", args=[table.pk])
     chat_url = reverse("table_chat", args=[table.pk])
     tried: dict[int, int] = {}

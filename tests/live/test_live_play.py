@@ -16,8 +16,9 @@ from django.urls import reverse
 from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Participant
-from tests.play import connect, seed_of, user_table
-from tests.sockets import cookie_for, drain, socket, version_of
+from tests.play import seed_of, user_table
+from tests.sockets import Players, TableSockets, drain, version_of
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -27,156 +28,143 @@ def rack_of(html: str) -> list[str]:
     return re.findall(r'data-tile="([^"]+)"', part)
 
 
-def setup_duz(seed: int) -> tuple[int, int, list[Any], list[str]]:
-    table, users = user_table("duz")
-    connect(table, users)
-    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
-    return table.pk, hand.pk, users, [cookie_for(u) for u in users]
-
-
-async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack() -> None:
-    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(101)
-    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-    racks = [hand.view_for(s)["rack"] for s in range(4)]
-    sockets = [socket(table_id, c) for c in cookies[:2]] + [socket(table_id)]
-    try:
-        for ws in sockets:
-            assert (await ws.connect(timeout=5))[0]
-        first = [await ws.receive_from(timeout=5) for ws in sockets]
-        assert Counter(rack_of(first[0])) == Counter(racks[0])
-        assert Counter(rack_of(first[1])) == Counter(racks[1])
-        assert 'id="rack-area"' not in first[2]  # a spectator has no rack
-        await drain(sockets[0])
-        await drain(sockets[1])
-        await drain(sockets[2])
-        tile = racks[0][0]
-        await sockets[0].send_to(
-            text_data=json.dumps(
-                {
-                    "type": "move",
-                    "hand": hand_id,
-                    "move": {"do": "discard", "tile": tile},
-                    "expected_version": 0,
-                    "client_move_id": "abc-1",
-                }
-            )
+@pytest.mark.players("duz", seed=101, present=True)
+async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack(
+    players: Players, table_socket: TableSockets
+) -> None:
+    table_id, hand_id, cookies = players.table_id, players.hand.pk, players.cookies
+    racks = [players.hand.view_for(s)["rack"] for s in range(4)]
+    sockets = [
+        await table_socket(table_id, cookie, first_frame=False) for cookie in [*cookies[:2], ""]
+    ]
+    first = [await ws.receive_from(timeout=5) for ws in sockets]
+    assert Counter(rack_of(first[0])) == Counter(racks[0])
+    assert Counter(rack_of(first[1])) == Counter(racks[1])
+    assert 'id="rack-area"' not in first[2]  # a spectator has no rack
+    await drain(sockets[0])
+    await drain(sockets[1])
+    await drain(sockets[2])
+    tile = racks[0][0]
+    await sockets[0].send_to(
+        text_data=json.dumps(
+            {
+                "type": "move",
+                "hand": hand_id,
+                "move": {"do": "discard", "tile": tile},
+                "expected_version": 0,
+                "client_move_id": "abc-1",
+            }
         )
-        after = [await ws.receive_from(timeout=5) for ws in sockets]
-        assert [version_of(f) for f in after] == [1, 1, 1]
-        mover = after[0]
-        assert Counter(rack_of(mover)) == Counter(racks[0]) - Counter([tile])
-        # Seat 1's rack did not change: its arrangement is not sent again (it stays as is).
-        assert 'id="rack-area"' not in after[1]
-        assert 'data-legal="draw take"' in after[1]  # seat 1 is on turn now
-        assert 'id="rack-area"' not in after[2]
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
+    )
+    after = [await ws.receive_from(timeout=5) for ws in sockets]
+    assert [version_of(f) for f in after] == [1, 1, 1]
+    mover = after[0]
+    assert Counter(rack_of(mover)) == Counter(racks[0]) - Counter([tile])
+    # Seat 1's rack did not change: its arrangement is not sent again (it stays as is).
+    assert 'id="rack-area"' not in after[1]
+    assert 'data-legal="draw take"' in after[1]  # seat 1 is on turn now
+    assert 'id="rack-area"' not in after[2]
+    for ws in sockets:
+        await ws.disconnect()
     moves = await database_sync_to_async(lambda: list(Hand.objects.get(pk=hand_id).moves.all()))()
     assert [(m.seat, m.action, m.client_move_id) for m in moves] == [
         (0, {"do": "discard", "tile": tile}, "abc-1")
     ]
 
 
-async def test_it_refuses_bad_moves_to_the_mover_alone_and_changes_nothing() -> None:
-    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(102)
-    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-    not_mine = hand.view_for(1)["rack"][0]
-    mover, other = socket(table_id, cookies[0]), socket(table_id, cookies[1])
-    try:
-        for ws in (mover, other):
-            assert (await ws.connect(timeout=5))[0]
-        for ws in (mover, other):  # the frames of each other's arrival too, on a loaded machine
-            await drain(ws, 1.0)
-        bad = [
-            "not json",
-            json.dumps([1, 2]),
-            json.dumps({"type": "move", "hand": hand_id, "move": {"do": "fly"}}),
-            json.dumps({"type": "move", "hand": hand_id, "move": {"do": "draw"}}),  # has a tile
-            json.dumps(
-                {
-                    "type": "move",
-                    "hand": hand_id,
-                    "move": {"do": "discard", "tile": not_mine},
-                    "expected_version": 0,
-                }
-            ),
-            json.dumps(
-                {
-                    "type": "move",
-                    "hand": hand_id,
-                    "move": {"do": "discard", "tile": hand.view_for(0)["rack"][0]},
-                    "expected_version": 7,
-                }
-            ),
-            json.dumps({"type": "move", "hand": "x", "move": {"do": "draw"}}),
-        ]
-        codes = []
-        for text in bad:
-            await mover.send_to(text_data=text)
-            frames = await drain(mover, 0.5)
-            errors = [f for f in frames if 'id="move-error"' in f]
-            assert errors, text
-            codes.append(re.search(r'data-error="([^"]+)"', errors[0]).group(1))  # type: ignore[union-attr]
-        assert codes == [
-            "bad_move",
-            "bad_move",
-            "bad_move",
-            "already_drew",
-            "tile_not_in_rack",
-            "stale_version",
-            "bad_move",
-        ]
-        assert await drain(other, 0.3) == []  # nobody else hears of it
-    finally:
-        await mover.disconnect()
-        await other.disconnect()
+@pytest.mark.players("duz", seed=102, present=True)
+async def test_it_refuses_bad_moves_to_the_mover_alone_and_changes_nothing(
+    players: Players, table_socket: TableSockets
+) -> None:
+    table_id, hand, cookies = players.table_id, players.hand, players.cookies
+    hand_id, not_mine = hand.pk, hand.view_for(1)["rack"][0]
+    mover = await table_socket(table_id, cookies[0])
+    other = await table_socket(table_id, cookies[1])
+    for ws in (mover, other):  # the frames of each other's arrival too, on a loaded machine
+        await drain(ws, 1.0)
+    bad = [
+        "not json",
+        json.dumps([1, 2]),
+        json.dumps({"type": "move", "hand": hand_id, "move": {"do": "fly"}}),
+        json.dumps({"type": "move", "hand": hand_id, "move": {"do": "draw"}}),  # has a tile
+        json.dumps(
+            {
+                "type": "move",
+                "hand": hand_id,
+                "move": {"do": "discard", "tile": not_mine},
+                "expected_version": 0,
+            }
+        ),
+        json.dumps(
+            {
+                "type": "move",
+                "hand": hand_id,
+                "move": {"do": "discard", "tile": hand.view_for(0)["rack"][0]},
+                "expected_version": 7,
+            }
+        ),
+        json.dumps({"type": "move", "hand": "x", "move": {"do": "draw"}}),
+    ]
+    codes = []
+    for text in bad:
+        await mover.send_to(text_data=text)
+        frames = await drain(mover, 0.5)
+        errors = [f for f in frames if 'id="move-error"' in f]
+        assert errors, text
+        codes.append(re.search(r'data-error="([^"]+)"', errors[0]).group(1))  # type: ignore[union-attr]
+    assert codes == [
+        "bad_move",
+        "bad_move",
+        "bad_move",
+        "already_drew",
+        "tile_not_in_rack",
+        "stale_version",
+        "bad_move",
+    ]
+    assert await drain(other, 0.3) == []  # nobody else hears of it
+    await mover.disconnect()
+    await other.disconnect()
     hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
     assert hand.version == 0
     assert not await database_sync_to_async(hand.moves.exists)()
 
 
-async def test_it_keeps_a_rack_arrangement_across_a_reconnect() -> None:
-    table_id, hand_id, users, cookies = await database_sync_to_async(setup_duz)(103)
-    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-    rack = hand.view_for(2)["rack"]
+@pytest.mark.players("duz", seed=103, present=True)
+async def test_it_keeps_a_rack_arrangement_across_a_reconnect(
+    players: Players, table_socket: TableSockets
+) -> None:
+    table_id, hand_id, cookies = players.table_id, players.hand.pk, players.cookies
+    rack = players.hand.view_for(2)["rack"]
     arranged: list[str | None] = [None] * rack_layout.SLOTS
     for i, code in enumerate(reversed(rack)):
         arranged[2 * i if i < 8 else 16 + (i - 8)] = code  # gaps between tiles on row one
-    ws = socket(table_id, cookies[2])
-    try:
-        assert (await ws.connect(timeout=5))[0]
-        await drain(ws)
-        message = {"type": "arrange", "hand": hand_id, "layout": arranged}
-        await ws.send_to(text_data=json.dumps(message))
-        # Accepted quietly: no refusal and no rack sent back. A table frame may still arrive
-        # on a loaded machine (the table's own updates around the socket's opening).
-        quiet = await drain(ws, 0.5)
-        assert not [f for f in quiet if 'id="move-error"' in f or 'id="rack-area"' in f], quiet
-        forged = {"type": "arrange", "hand": hand_id, "layout": ["R1"] + arranged[1:]}
-        await ws.send_to(text_data=json.dumps(forged))
-        frames = await drain(ws, 0.5)
-        assert any('data-error="bad_layout"' in f for f in frames)
-    finally:
-        await ws.disconnect()
+    ws = await table_socket(table_id, cookies[2])
+    await drain(ws)
+    message = {"type": "arrange", "hand": hand_id, "layout": arranged}
+    await ws.send_to(text_data=json.dumps(message))
+    # Accepted quietly: no refusal and no rack sent back. A table frame may still arrive
+    # on a loaded machine (the table's own updates around the socket's opening).
+    quiet = await drain(ws, 0.5)
+    assert not [f for f in quiet if 'id="move-error"' in f or 'id="rack-area"' in f], quiet
+    forged = {"type": "arrange", "hand": hand_id, "layout": ["R1"] + arranged[1:]}
+    await ws.send_to(text_data=json.dumps(forged))
+    frames = await drain(ws, 0.5)
+    assert any('data-error="bad_layout"' in f for f in frames)
+    await ws.disconnect()
     stored = await database_sync_to_async(
         lambda: Participant.objects.get(hand_id=hand_id, position=2).layout
     )()
     assert stored == arranged
-    again = socket(table_id, cookies[2])
-    try:
-        assert (await again.connect(timeout=5))[0]
-        html = await again.receive_from(timeout=5)
-        slots = re.findall(
-            r'<div class="slot">(?:<span class="tile[^"]*" data-tile="([^"]+)")?',
-            html.split('id="rack-area"')[1],
-        )
-        assert [s or None for s in slots] == arranged
-    finally:
-        await again.disconnect()
+    again = await table_socket(table_id, cookies[2], first_frame=False)
+    html = await again.receive_from(timeout=5)
+    slots = re.findall(
+        r'<div class="slot">(?:<span class="tile[^"]*" data-tile="([^"]+)")?',
+        html.split('id="rack-area"')[1],
+    )
+    assert [s or None for s in slots] == arranged
 
 
-def test_it_takes_moves_over_http_too() -> None:
+def test_it_takes_moves_over_http_too(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(104)).hands.get()
     tile = hand.view_for(0)["rack"][0]
@@ -189,8 +177,7 @@ def test_it_takes_moves_over_http_too() -> None:
     }
     stranger = Client()
     assert stranger.post(url, {"payload": json.dumps(payload)}).status_code == 403
-    client = Client()
-    client.force_login(users[0])
+    client = signed_in(users[0])
     refused = client.post(url, {"payload": json.dumps({**payload, "expected_version": 3})})
     assert 'data-error="stale_version"' in refused.content.decode()
     done = client.post(url, {"payload": json.dumps(payload)}).content.decode()

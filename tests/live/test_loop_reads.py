@@ -20,6 +20,7 @@ from games import actions, reads
 from games.live import loop_reads
 from games.models import Hand, Presence
 from tests.play import connect, play_random_moves, seed_of, user_table
+from tests.sockets import Players
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -101,14 +102,11 @@ async def test_it_reads_the_table_a_thread_reads(
 
 
 @postgresql_only
-async def test_a_table_with_no_hand_or_no_table_is_read_in_a_thread(settings: Any) -> None:
+async def test_a_table_with_no_hand_or_no_table_is_read_in_a_thread(
+    settings: Any, players: Players
+) -> None:
     settings.DB_LOOP_READS = True
-
-    def setup() -> int:
-        table, _users = user_table("duz")
-        return table.pk
-
-    table_id = await database_sync_to_async(setup)()
+    table_id = players.table_id  # a duz table, no match yet
     assert await loop_reads.open_pool()
     try:
         assert await loop_reads.table_state(table_id) is None  # no hand: its match is read

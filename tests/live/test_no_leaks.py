@@ -32,8 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
-from django.conf import settings
-from django.test import Client
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
@@ -43,6 +41,7 @@ from games.models import Hand, Participant, Seat, Table
 from tests.live.leak_check import Observer, Truth, check, drawn_rack_frame, parse, truth_of
 from tests.live_daphne import DaphneServer
 from tests.play import seed_of, store_random_hand, user_table
+from tests.sockets import cookie_for
 from tests.users import make_user
 
 pytestmark = pytest.mark.timeout(240)
@@ -61,12 +60,6 @@ WAIT = 20.0
 
 
 # ----------------------------------------------------------------------------- clients
-def session_cookie(user: Any) -> str:
-    client = Client()
-    client.force_login(user)
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-
-
 @dataclass
 class Record:
     observer: str
@@ -205,13 +198,11 @@ def setup_game(server: DaphneServer, variant: str, n: int) -> Game:
         )
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(800 + n))
     hand = match.hands.get()
-    viewers = [
-        Viewer(Observer(f"seat {p}", seat=p), session_cookie(u)) for p, u in enumerate(users)
-    ]
+    viewers = [Viewer(Observer(f"seat {p}", seat=p), cookie_for(u)) for p, u in enumerate(users)]
     viewers += [
-        Viewer(Observer("spectator"), session_cookie(spectator)),
+        Viewer(Observer("spectator"), cookie_for(spectator)),
         Viewer(Observer("anonymous"), ""),
-        Viewer(Observer("former player"), session_cookie(former)),
+        Viewer(Observer("former player"), cookie_for(former)),
     ]
     game = Game(server, table, users, hand.pk, match.pk, earlier.pk, viewers)
     for viewer in viewers:

@@ -9,21 +9,32 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.conf import settings
 from django.test import Client
 
-from games import actions
 from games.live.session_groups import CLOSE_SESSION_ENDED
-from tests.play import seed_of, user_table
-from tests.sockets import drain, lobby_socket, socket
+from tests.sockets import (
+    Players,
+    TableSockets,
+    cookie_of,
+    drain,
+    lobby_sockets,
+)
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def _open(cookie: str, table_id: int) -> list[Any]:
-    table, lobby = socket(table_id, cookie), lobby_socket(cookie)
+@pytest.fixture
+def log_ins(players: Players, signed_in: SignedIn) -> list[Client]:
+    """Two log-ins of seat 0's player (a copied session, another device)."""
+    return [signed_in(players.users[0]) for _ in range(2)]
+
+
+async def _open(table_socket: TableSockets, table_id: int, client: Client, lobby: Any) -> list[Any]:
+    """The table socket of ``client``'s session, opened beside its lobby socket, and both
+    read to quiet."""
+    table = await table_socket(table_id, cookie_of(client))
     for ws in (table, lobby):
-        assert (await ws.connect(timeout=5))[0]
         await drain(ws)
     return [table, lobby]
 
@@ -46,68 +57,56 @@ async def _stays_open(ws: Any, seconds: float = 0.5) -> bool:
     return True
 
 
-def _setup() -> tuple[int, Any, Client, Client]:
-    table, users = user_table("duz")
-    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(4))
-    clients = []
-    for _ in range(2):  # two log-ins of one player (a copied session, another device)
-        client = Client()
-        client.force_login(users[0])
-        clients.append(client)
-    return table.pk, users[0], clients[0], clients[1]
-
-
-def _cookie(client: Client) -> str:
-    return f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-
-
-async def test_a_log_out_closes_the_sockets_of_that_session_alone() -> None:
-    table_id, _user, copied, other = await database_sync_to_async(_setup)()
-    of_copied = await _open(_cookie(copied), table_id)
-    of_other = await _open(_cookie(other), table_id)
-    try:
+@pytest.mark.players("duz", seed=4)
+async def test_a_log_out_closes_the_sockets_of_that_session_alone(
+    players: Players, log_ins: list[Client], table_socket: TableSockets
+) -> None:
+    copied, other = log_ins
+    async with lobby_sockets(cookie_of(copied), cookie_of(other)) as lobbies:
+        [(copied_lobby, _), (other_lobby, _)] = lobbies
+        of_copied = await _open(table_socket, players.table_id, copied, copied_lobby)
+        of_other = await _open(table_socket, players.table_id, other, other_lobby)
         await database_sync_to_async(copied.post)("/accounts/logout/")
         for ws in of_copied:
             assert await _closed(ws)
         for ws in of_other:
             assert await ws.receive_nothing(timeout=0.5)  # still open
-    finally:
-        for ws in of_copied + of_other:
-            await ws.disconnect()
 
 
+@pytest.mark.players("duz", seed=4)
 @pytest.mark.parametrize("change", ["password", "deactivated"])
-async def test_a_new_password_or_a_deactivated_account_closes_every_socket(change: str) -> None:
-    table_id, user, first, second = await database_sync_to_async(_setup)()
-    sockets = await _open(_cookie(first), table_id) + await _open(_cookie(second), table_id)
+async def test_a_new_password_or_a_deactivated_account_closes_every_socket(
+    change: str, players: Players, log_ins: list[Client], table_socket: TableSockets
+) -> None:
+    user, (first, second) = players.users[0], log_ins
+    async with lobby_sockets(cookie_of(first), cookie_of(second)) as lobbies:
+        [(first_lobby, _), (second_lobby, _)] = lobbies
+        sockets = await _open(table_socket, players.table_id, first, first_lobby)
+        sockets += await _open(table_socket, players.table_id, second, second_lobby)
 
-    def end() -> None:
-        if change == "password":
-            user.set_password("a new one 2026")
-        else:
-            user.is_active = False
-        user.save()
+        def end() -> None:
+            if change == "password":
+                user.set_password("a new one 2026")
+            else:
+                user.is_active = False
+            user.save()
 
-    try:
         await database_sync_to_async(end)()
         for ws in sockets:
             assert await _closed(ws)
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
 
 
-async def test_a_log_in_saving_last_login_closes_nothing() -> None:
-    table_id, user, first, _second = await database_sync_to_async(_setup)()
-    sockets = await _open(_cookie(first), table_id)
-    try:
+@pytest.mark.players("duz", seed=4)
+async def test_a_log_in_saving_last_login_closes_nothing(
+    players: Players, log_ins: list[Client], signed_in: SignedIn, table_socket: TableSockets
+) -> None:
+    user, first = players.users[0], log_ins[0]
+    async with lobby_sockets(cookie_of(first)) as [(lobby, _)]:
+        sockets = await _open(table_socket, players.table_id, first, lobby)
 
         def log_in_again() -> None:
-            Client().force_login(user)  # saves last_login alone
+            signed_in(user)  # saves last_login alone
 
         await database_sync_to_async(log_in_again)()
         for ws in sockets:
             assert await _stays_open(ws)
-    finally:
-        for ws in sockets:
-            await ws.disconnect()

@@ -21,8 +21,15 @@ from games.errors import GameError, NotAllowed
 from games.models import Hand, Presence, Watcher
 from tests.markup import allowed, shown
 from tests.play import playing_table, random_move
-from tests.sockets import cookie_for, drain, socket, version_of
-from tests.users import make_user
+from tests.sockets import (
+    Players,
+    TableSockets,
+    cookie_for,
+    drain,
+    players_at_table,
+    version_of,
+)
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,40 +45,59 @@ def badges(frames: list[str]) -> list[int]:
     return [b for b in map(watching_badge, frames) if b is not None]
 
 
+@pytest.fixture
+def fan_cookie(transactional_db: None) -> str:
+    """A signed-in spectator's."""
+    return cookie_for(make_user("fan"))
+
+
+@pytest.fixture
+def hand_of_the_variant(variant: str, transactional_db: None) -> Players:
+    """Four players (each with a table socket open) at a table of the test's ``variant``,
+    its first hand being played (as ``tests.play.playing_table(variant, 7)`` makes it)."""
+    return players_at_table(variant, seed=907, present=True)
+
+
+@pytest.fixture
+def discards_on_the_table(transactional_db: None) -> Players:
+    """Four players (each with a table socket open) six random moves into a duz hand
+    (as ``tests.play.playing_table("duz", 3)`` makes it)."""
+    players = players_at_table("duz", seed=903, present=True)
+    hand, rng = players.hand, random.Random(5)
+    for _ in range(6):
+        hand.refresh_from_db()
+        seat, move = random_move(hand, rng)
+        actions.play(hand, seat, move, by=players.users[seat])
+    return players
+
+
 # ----------------------------------------------------------------------------- counting
-async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby() -> None:
-    def setup() -> tuple[int, list[str], str]:
-        table, users, _hand = playing_table()
-        fan = make_user("fan")
-        return table.pk, [cookie_for(u) for u in users], cookie_for(fan)
-
-    table_id, cookies, fan_cookie = await database_sync_to_async(setup)()
-    player = socket(table_id, cookies[0])
-    assert (await player.connect(timeout=5))[0]
+@pytest.mark.players("duz", seed=901, present=True)  # as tests.play.playing_table() makes it
+async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby(
+    players: Players, fan_cookie: str, table_socket: TableSockets
+) -> None:
+    table_id = players.table_id
+    player = await table_socket(table_id, players.cookies[0])
     await drain(player)
-    fan = socket(table_id, fan_cookie)
-    anonymous = socket(table_id)
-    try:
-        assert (await fan.connect(timeout=5))[0]
-        assert badges(await drain(player)) == [1]
-        assert (await anonymous.connect(timeout=5))[0]
-        assert badges(await drain(player)) == [2]
-        await drain(fan)
-        # Every page and the lobby count them; the seated player's own socket is not counted.
-        assert await database_sync_to_async(reads.watching)([table_id]) == {table_id: 2}
+    fan = await table_socket(table_id, fan_cookie)
+    assert badges(await drain(player)) == [1]
+    anonymous = await table_socket(table_id)
+    assert badges(await drain(player)) == [2]
+    await drain(fan)
+    # Every page and the lobby count them; the seated player's own socket is not counted.
+    assert await database_sync_to_async(reads.watching)([table_id]) == {table_id: 2}
 
-        def pages() -> tuple[str, str]:
-            table_page = Client().get(reverse("table", args=[table_id])).content.decode()
-            return table_page, Client().get(reverse("lobby")).content.decode()
+    def pages() -> tuple[str, str]:
+        table_page = Client().get(reverse("table", args=[table_id])).content.decode()
+        return table_page, Client().get(reverse("lobby")).content.decode()
 
-        table_page, lobby = await database_sync_to_async(pages)()
-        assert watching_badge(table_page) == 2
-        assert "2 watching" in table_page
-        row = lobby.split(f'data-table="{table_id}"')[1].split("</li>\n      ")[0]
-        assert 'data-watching="2"' in row and "2 watching" in row
-        assert 'data-action="watch"' in row
-    finally:
-        await anonymous.disconnect()
+    table_page, lobby = await database_sync_to_async(pages)()
+    assert watching_badge(table_page) == 2
+    assert "2 watching" in table_page
+    row = lobby.split(f'data-table="{table_id}"')[1].split("</li>\n      ")[0]
+    assert 'data-watching="2"' in row and "2 watching" in row
+    assert 'data-action="watch"' in row
+    await anonymous.disconnect()
     assert badges(await drain(player)) == [1]
     await fan.disconnect()
     assert badges(await drain(player)) == [0]
@@ -107,16 +133,13 @@ def lobby_watching(table_id: int) -> int:
 
 # ----------------------------------------------------------------------------- hidden information
 @pytest.mark.parametrize("variant", ["classic", "okey51"])
-async def test_a_spectators_every_frame_holds_no_rack_tile(variant: str) -> None:
+async def test_a_spectators_every_frame_holds_no_rack_tile(
+    variant: str, hand_of_the_variant: Players, table_socket: TableSockets
+) -> None:
     """A whole hand played with a spectator watching: each of its frames shows no tile
     beyond the public ones of the state it shows (so no rack and no pile), and no seed
     before the end."""
-
-    def setup() -> tuple[int, list[Any], int]:
-        table, users, hand = playing_table(variant, 7)
-        return table.pk, users, hand.pk
-
-    table_id, users, hand_id = await database_sync_to_async(setup)()
+    users, hand_id = hand_of_the_variant.users, hand_of_the_variant.hand.pk
     publics: dict[int, dict[str, Any]] = {}
     seeds: dict[int, str] = {}
 
@@ -130,19 +153,16 @@ async def test_a_spectators_every_frame_holds_no_rack_tile(variant: str) -> None
         actions.play(hand, seat, move, by=users[seat])
         return True
 
-    spectator = socket(table_id)
-    assert (await spectator.connect(timeout=5))[0]
+    spectator = await table_socket(hand_of_the_variant.table_id, first_frame=False)
     frames: list[str] = []
-    try:
-        rng = random.Random(3)
-        for _ in range(400):
-            going = await database_sync_to_async(step)(rng)
-            frames += await drain(spectator, 0.05)
-            if not going:
-                break
-        frames += await drain(spectator, 0.3)
-    finally:
-        await spectator.disconnect()
+    rng = random.Random(3)
+    for _ in range(400):
+        going = await database_sync_to_async(step)(rng)
+        frames += await drain(spectator, 0.05)
+        if not going:
+            break
+    frames += await drain(spectator, 0.3)
+    await spectator.disconnect()
     # Frames of this hand only: the next one may be dealt once it ends (the clock of a
     # live-server test's daphne, on the same test database, deals it), at version 0 again.
     boards = [f for f in frames if 'id="table-live"' in f and f'data-hand="{hand_id}"' in f]
@@ -162,55 +182,42 @@ async def test_a_spectators_every_frame_holds_no_rack_tile(variant: str) -> None
 
 
 # ----------------------------------------------------------------------------- hiding a hand
-async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends() -> None:
-    def setup() -> tuple[int, list[Any], list[str]]:
-        table, users, hand = playing_table("duz", 3)
-        rng = random.Random(5)
-        for _ in range(6):  # a few discards on the table
-            hand.refresh_from_db()
-            seat, move = random_move(hand, rng)
-            actions.play(hand, seat, move, by=users[seat])
-        return table.pk, users, [cookie_for(u) for u in users]
+async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends(
+    discards_on_the_table: Players, table_socket: TableSockets
+) -> None:
+    table_id, users = discards_on_the_table.table_id, discards_on_the_table.users
+    player = await table_socket(table_id, discards_on_the_table.cookies[2], first_frame=False)
+    spectator = await table_socket(table_id, first_frame=False)
+    before = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
+    assert 'class="discards"' in before and "data-veiled" not in before
+    first = [f for f in await drain(player) if 'id="table-live"' in f][-1]
+    assert 'data-action="hide"' in first
 
-    table_id, users, cookies = await database_sync_to_async(setup)()
-    player = socket(table_id, cookies[2])
-    spectator = socket(table_id)
-    assert (await player.connect(timeout=5))[0]
-    assert (await spectator.connect(timeout=5))[0]
-    try:
-        before = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
-        assert 'class="discards"' in before and "data-veiled" not in before
-        first = [f for f in await drain(player) if 'id="table-live"' in f][-1]
-        assert 'data-action="hide"' in first
+    await player.send_json_to({"type": "hide"})
+    seen_by_player = [f for f in await drain(player) if 'id="table-live"' in f][-1]
+    veiled = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
+    # The spectator sees the seats, not the board: no tile, no discard, no event.
+    assert "data-veiled" in veiled
+    assert "data-tile" not in veiled and 'class="event-log"' not in veiled
+    assert 'class="discards"' not in veiled
+    for u in users:
+        assert u.get_username() in veiled
+    # The players still play on the whole board, and are told it is hidden.
+    assert 'class="discards"' in seen_by_player and "data-hidden" in seen_by_player
+    assert 'data-action="hide"' not in seen_by_player
 
-        await player.send_json_to({"type": "hide"})
-        seen_by_player = [f for f in await drain(player) if 'id="table-live"' in f][-1]
-        veiled = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
-        # The spectator sees the seats, not the board: no tile, no discard, no event.
-        assert "data-veiled" in veiled
-        assert "data-tile" not in veiled and 'class="event-log"' not in veiled
-        assert 'class="discards"' not in veiled
-        for u in users:
-            assert u.get_username() in veiled
-        # The players still play on the whole board, and are told it is hidden.
-        assert 'class="discards"' in seen_by_player and "data-hidden" in seen_by_player
-        assert 'data-action="hide"' not in seen_by_player
+    def page() -> str:
+        return Client().get(reverse("table", args=[table_id])).content.decode()
 
-        def page() -> str:
-            return Client().get(reverse("table", args=[table_id])).content.decode()
+    assert "data-veiled" in await database_sync_to_async(page)()
 
-        assert "data-veiled" in await database_sync_to_async(page)()
+    def finish() -> None:
+        hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
+        actions.end_match(hand.match, by=actions.SYSTEM)
 
-        def finish() -> None:
-            hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
-            actions.end_match(hand.match, by=actions.SYSTEM)
-
-        await database_sync_to_async(finish)()
-        after = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
-        assert "data-veiled" not in after and 'class="discards"' in after
-    finally:
-        await player.disconnect()
-        await spectator.disconnect()
+    await database_sync_to_async(finish)()
+    after = [f for f in await drain(spectator) if 'id="table-live"' in f][-1]
+    assert "data-veiled" not in after and 'class="discards"' in after
 
 
 def test_only_a_seated_player_may_hide_and_only_a_hand_being_played() -> None:
@@ -233,10 +240,9 @@ def test_only_a_seated_player_may_hide_and_only_a_hand_being_played() -> None:
     assert over.value.code == "no_hand"
 
 
-def test_the_hide_request_over_http() -> None:
+def test_the_hide_request_over_http(signed_in: SignedIn) -> None:
     table, users, hand = playing_table()
-    client = Client()
-    client.force_login(users[3])
+    client = signed_in(users[3])
     url = reverse("table_move", args=[table.pk])
     response = client.post(url, {"payload": '{"type": "hide"}'})
     assert response.status_code == 200 and "data-hidden" in response.content.decode()

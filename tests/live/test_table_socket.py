@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from datetime import timedelta
 from typing import Any
 
@@ -11,164 +12,163 @@ from channels.db import database_sync_to_async
 from django.db import connection
 
 from games import actions, engine, reads
+from games import frames as fragments
 from games.catalog import ensure_variants
-from games.live import loop_reads, state_cache, table_socket
+from games.live import loop_reads, state_cache
+from games.live.table_socket import TableConsumer
 from games.models import Hand, Presence, Seat, Table
-from tests.play import seed_of, user_table
-from tests.sockets import QueryCounter, cookie_for, drain, socket, version_of
+from tests.play import seed_of
+from tests.sockets import (
+    Players,
+    QueryCounter,
+    TableSockets,
+    cookie_for,
+    drain,
+    socket,
+    version_of,
+)
 from tests.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def test_it_tracks_presence_and_pushes_each_move() -> None:
-    def setup() -> tuple[int, list[str], str, str, list[object]]:
-        table, users = user_table("duz")
-        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(41))
-        eng = match.hands.get().engine_hand()
-        mine = engine.format_tile(eng.racks[1][0])
-        return table.pk, [cookie_for(u) for u in users], mine, match.hands.get().seed, users
+@pytest.fixture
+def private_table(transactional_db: None) -> Table:
+    """A private okey51 table, nobody seated yet."""
+    ensure_variants()
+    return actions.create_table(variant="okey51", created_by=None, is_private=True)
 
-    table_id, cookies, my_tile, seed, users = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookies[1])
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    try:
-        html = await ws.receive_from(timeout=5)
-        assert 'id="table-live"' in html and 'hx-swap-oob="true"' in html
-        assert f'data-tile="{my_tile}"' in html.split('class="rack"')[1].split("rack-tools")[0]
-        assert seed not in html
-        assert version_of(html) == 0
-        rows = await database_sync_to_async(list)(
-            Presence.objects.filter(seat__table_id=table_id).values_list("seat__position", "user")
-        )
-        assert rows == [(1, users[1].pk)]
 
-        def move() -> None:
-            hand = reads.current_hand(Table.objects.get(pk=table_id))
-            assert hand is not None
-            tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+@pytest.fixture
+def player_and_three_bots(transactional_db: None) -> Players:
+    """A duz table of one player (seat 0) and three greedy bots, their match started."""
+    ensure_variants()
+    user = make_user("clock-player")
+    table = actions.create_table(variant="duz", created_by=user)
+    actions.sit(table, user, 0)
+    for position in (1, 2, 3):
+        actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
+    match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43))
+    return Players(table.pk, [user], [cookie_for(user)], match.hands.get())
 
-        await database_sync_to_async(move)()
-        # (A frame for the player's own arrival, "here", may come first: the table as it was.)
-        versions = [version_of(await ws.receive_from(timeout=5))]
-        while versions[-1] == 0 and len(versions) < 3:
-            versions.append(version_of(await ws.receive_from(timeout=5)))
-        assert versions[-1] == 1, versions
-    finally:
-        await ws.disconnect()
+
+@pytest.fixture
+def watcher_cookies(transactional_db: None) -> list[str]:
+    """Two signed-in spectators."""
+    return [cookie_for(make_user(f"watcher-{n}")) for n in (1, 2)]
+
+
+@pytest.fixture
+async def loop_reads_stopped() -> AsyncIterator[None]:
+    """The event loop's reads stop once the test's sockets have closed (name it before
+    ``table_socket``: fixtures close in reverse order)."""
+    yield
+    await loop_reads.stop()
+
+
+@pytest.mark.players("duz", seed=41)
+async def test_it_tracks_presence_and_pushes_each_move(
+    players: Players, table_socket: TableSockets
+) -> None:
+    table_id, users = players.table_id, players.users
+    my_tile = engine.format_tile(players.hand.engine_hand().racks[1][0])
+    ws = await table_socket(table_id, players.cookies[1], first_frame=False)
+    html = await ws.receive_from(timeout=5)
+    assert 'id="table-live"' in html and 'hx-swap-oob="true"' in html
+    assert f'data-tile="{my_tile}"' in html.split('class="rack"')[1].split("rack-tools")[0]
+    assert players.hand.seed not in html
+    assert version_of(html) == 0
+    rows = await database_sync_to_async(list)(
+        Presence.objects.filter(seat__table_id=table_id).values_list("seat__position", "user")
+    )
+    assert rows == [(1, users[1].pk)]
+
+    def move() -> None:
+        hand = reads.current_hand(Table.objects.get(pk=table_id))
+        assert hand is not None
+        tile = engine.format_tile(hand.engine_hand().racks[0][0])
+        actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+
+    await database_sync_to_async(move)()
+    # (A frame for the player's own arrival, "here", may come first: the table as it was.)
+    versions = [version_of(await ws.receive_from(timeout=5))]
+    while versions[-1] == 0 and len(versions) < 3:
+        versions.append(version_of(await ws.receive_from(timeout=5)))
+    assert versions[-1] == 1, versions
+    await ws.disconnect()
     seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, position=1)
     assert seat.last_seen is not None
     assert not await database_sync_to_async(Presence.objects.filter(seat=seat).exists)()
 
 
-async def test_it_refuses_a_private_table_without_the_invite() -> None:
-    def setup() -> tuple[int, str]:
-        ensure_variants()
-        table = actions.create_table(variant="okey51", created_by=None, is_private=True)
-        return table.pk, table.invite_token
-
-    table_id, token = await database_sync_to_async(setup)()
-    ws = socket(table_id)
+async def test_it_refuses_a_private_table_without_the_invite(
+    private_table: Table, table_socket: TableSockets
+) -> None:
+    ws = socket(private_table.pk)
     connected, _ = await ws.connect(timeout=5)
     assert not connected
     await ws.disconnect()
-    ws = socket(table_id, query=f"invite={token}")
-    connected, _ = await ws.connect(timeout=5)
-    assert connected
-    await ws.receive_from(timeout=5)
-    await ws.disconnect()
+    await table_socket(private_table.pk, query=f"invite={private_table.invite_token}")
 
 
-async def test_an_idle_socket_never_queries_the_database() -> None:
-    def setup() -> tuple[int, str]:
-        table, users = user_table("okey51")
-        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(42))
-        return table.pk, cookie_for(users[1])
-
-    table_id, cookie = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    try:
-        assert (await ws.connect(timeout=5))[0]
-        assert version_of(await ws.receive_from(timeout=5)) == 0
-        await drain(ws, 0.5)  # the frame for this socket's own presence
-        with QueryCounter() as counter:
-            assert await ws.receive_nothing(timeout=3)
-        assert counter.statements == []
-    finally:
-        await ws.disconnect()
+@pytest.mark.players("okey51", seed=42)
+async def test_an_idle_socket_never_queries_the_database(
+    players: Players, table_socket: TableSockets
+) -> None:
+    ws = await table_socket(players.table_id, players.cookies[1], first_frame=False)
+    assert version_of(await ws.receive_from(timeout=5)) == 0
+    await drain(ws, 0.5)  # the frame for this socket's own presence
+    with QueryCounter() as counter:
+        assert await ws.receive_nothing(timeout=3)
+    assert counter.statements == []
 
 
-async def test_the_clock_in_the_server_pushes_bot_moves_without_polling() -> None:
+async def test_the_clock_in_the_server_pushes_bot_moves_without_polling(
+    settings: Any, player_and_three_bots: Players, table_socket: TableSockets
+) -> None:
     """Without Redis the clock runs on the server's loop (games.live.server_tasks): the bots'
-    moves reach the socket through the in-memory layer, with no socket reading the database."""
-    from django.test import override_settings
-
-    from games.live import server_tasks
-
-    def setup() -> tuple[int, int, str, str]:
-        ensure_variants()
-        user = make_user("clock-player")
-        table = actions.create_table(variant="duz", created_by=user)
-        actions.sit(table, user, 0)
-        for position in (1, 2, 3):
-            actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
-        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43))
-        hand = match.hands.get()
-        tile = engine.format_tile(hand.engine_hand().racks[0][0])
-        return table.pk, hand.pk, cookie_for(user), tile
-
-    table_id, hand_id, cookie, tile = await database_sync_to_async(setup)()
-    with override_settings(CLOCK_IN_SERVER=True, BOT_DELAY_SECONDS=0.0):
-        ws = socket(table_id, cookie)
-        try:
-            assert (await ws.connect(timeout=5))[0]
-            assert version_of(await ws.receive_from(timeout=5)) == 0
-            await drain(ws)  # the frame for this socket's own presence
-            await ws.send_json_to(
-                {
-                    "type": "move",
-                    "hand": hand_id,
-                    "move": {"do": "discard", "tile": tile},
-                    "expected_version": 0,
-                    "client_move_id": "m1",
-                }
-            )
-            versions = [version_of(await ws.receive_from(timeout=5))]
-            # The three bots each draw and discard: six more versions, pushed as they commit
-            # (a frame shows the state when it is rendered, so it may skip a version).
-            while versions[-1] < 7:
-                versions.append(version_of(await ws.receive_from(timeout=5)))
-            assert versions == sorted(versions) and versions[0] >= 1
-            hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
-            assert hand.turn == 0 and hand.version >= 7
-        finally:
-            await ws.disconnect()
-            await server_tasks.stop()
+    moves reach the socket through the in-memory layer, with no socket reading the database.
+    (``table_socket`` stops the clock with the server's other tasks.)"""
+    settings.CLOCK_IN_SERVER = True
+    settings.BOT_DELAY_SECONDS = 0.0
+    hand = player_and_three_bots.hand
+    tile = engine.format_tile(hand.engine_hand().racks[0][0])
+    ws = await table_socket(
+        player_and_three_bots.table_id, player_and_three_bots.cookies[0], first_frame=False
+    )
+    assert version_of(await ws.receive_from(timeout=5)) == 0
+    await drain(ws)  # the frame for this socket's own presence
+    await ws.send_json_to(
+        {
+            "type": "move",
+            "hand": hand.pk,
+            "move": {"do": "discard", "tile": tile},
+            "expected_version": 0,
+            "client_move_id": "m1",
+        }
+    )
+    versions = [version_of(await ws.receive_from(timeout=5))]
+    # The three bots each draw and discard: six more versions, pushed as they commit
+    # (a frame shows the state when it is rendered, so it may skip a version).
+    while versions[-1] < 7:
+        versions.append(version_of(await ws.receive_from(timeout=5)))
+    assert versions == sorted(versions) and versions[0] >= 1
+    played = await database_sync_to_async(Hand.objects.get)(pk=hand.pk)
+    assert played.turn == 0 and played.version >= 7
 
 
-async def test_it_closes_quietly_when_its_table_is_deleted() -> None:
+@pytest.mark.players("duz", seed=44)
+async def test_it_closes_quietly_when_its_table_is_deleted(
+    players: Players, table_socket: TableSockets
+) -> None:
     """A table removed while someone watches (the admin): the socket closes, no error."""
-
-    def setup() -> tuple[int, str]:
-        table, users = user_table("duz")
-        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44))
-        return table.pk, cookie_for(users[1])
-
-    table_id, cookie = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    try:
-        assert (await ws.connect(timeout=5))[0]
-        await ws.receive_from(timeout=5)
-        await database_sync_to_async(Table.objects.filter(pk=table_id).delete)()
-        await ws.send_json_to({"type": "refresh"})
+    ws = await table_socket(players.table_id, players.cookies[1])
+    await database_sync_to_async(Table.objects.filter(pk=players.table_id).delete)()
+    await ws.send_json_to({"type": "refresh"})
+    closed = await ws.receive_output(timeout=5)
+    while closed["type"] != "websocket.close":
         closed = await ws.receive_output(timeout=5)
-        while closed["type"] != "websocket.close":
-            closed = await ws.receive_output(timeout=5)
-        assert closed["code"] == 4404
-    finally:
-        await ws.disconnect()
+    assert closed["code"] == 4404
 
 
 async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() -> None:
@@ -177,7 +177,6 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
     such a frame; any other error still raises."""
     from games.live.lobby_socket import LobbyConsumer
     from games.live.server_tasks import ClientGone
-    from games.live.table_socket import TableConsumer
 
     for consumer_class in (TableConsumer, LobbyConsumer):
         consumer = consumer_class()
@@ -209,8 +208,15 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
         ),
     ],
 )
+@pytest.mark.players("duz", seed=43)
 async def test_a_change_is_made_once_and_each_view_rendered_once(
-    monkeypatch: pytest.MonkeyPatch, settings: Any, made_by: str
+    monkeypatch: pytest.MonkeyPatch,
+    settings: Any,
+    made_by: str,
+    players: Players,
+    watcher_cookies: list[str],
+    loop_reads_stopped: None,
+    table_socket: TableSockets,
 ) -> None:
     """Four seats (one of them in two tabs) and two spectators at a table: after a move, this
     process makes the table's state once and renders five views (four seats, one spectators'
@@ -223,99 +229,75 @@ async def test_a_change_is_made_once_and_each_view_rendered_once(
     if made_by != "kept":
         monkeypatch.setattr(state_cache, "KEEP_SECONDS", 0.0)
 
-    def setup() -> tuple[int, list[str], list[str], list[object], list[str]]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(43)).hands.get()
-        racks = [sorted(engine.format_tile(t) for t in rack) for rack in hand.engine_hand().racks]
-        watchers = [make_user(f"watcher-{n}") for n in (1, 2)]
-        cookies = [cookie_for(u) for u in users]
-        return (
-            table.pk,
-            cookies,
-            [cookie_for(w) for w in watchers],
-            users,
-            [" ".join(r) for r in racks],
-        )
-
-    table_id, cookies, watcher_cookies, users, racks = await database_sync_to_async(setup)()
-    seats = [socket(table_id, c) for c in cookies] + [socket(table_id, cookies[2])]
-    spectators = [socket(table_id, c) for c in watcher_cookies]
-    everyone = seats + spectators
+    table_id, cookies, users = players.table_id, players.cookies, players.users
+    everyone = [await table_socket(table_id, c) for c in [*cookies, cookies[2], *watcher_cookies]]
     for ws in everyone:
-        connected, _ = await ws.connect(timeout=5)
-        assert connected
-    try:
-        for ws in everyone:
-            await drain(ws)
-        state_reads: list[int] = []
-        contexts: list[Any] = []
-        real_state, real_context = reads.table_state, reads.table_context
+        await drain(ws)
+    state_reads: list[int] = []
+    contexts: list[Any] = []
+    real_state, real_context = reads.table_state, reads.table_context
 
-        def counting_state(*args: Any, **kwargs: Any) -> Any:
-            state_reads.append(1)
-            return real_state(*args, **kwargs)
+    def counting_state(*args: Any, **kwargs: Any) -> Any:
+        state_reads.append(1)
+        return real_state(*args, **kwargs)
 
-        def counting_context(*args: Any, **kwargs: Any) -> Any:
-            contexts.append(args[1])
-            return real_context(*args, **kwargs)
+    def counting_context(*args: Any, **kwargs: Any) -> Any:
+        contexts.append(args[1])
+        return real_context(*args, **kwargs)
 
-        monkeypatch.setattr(reads, "table_state", counting_state)
-        advances: list[int] = []
-        real_advance = reads.state_after_move
+    monkeypatch.setattr(reads, "table_state", counting_state)
+    advances: list[int] = []
+    real_advance = reads.state_after_move
 
-        def counting_advance(*args: Any, **kwargs: Any) -> Any:
-            state = real_advance(*args, **kwargs)
-            advances.append(int(state is not None))
-            return state
+    def counting_advance(*args: Any, **kwargs: Any) -> Any:
+        state = real_advance(*args, **kwargs)
+        advances.append(int(state is not None))
+        return state
 
-        monkeypatch.setattr(reads, "state_after_move", counting_advance)
-        loop_reads_done: list[int] = []
-        real_loop_state = loop_reads.table_state
+    monkeypatch.setattr(reads, "state_after_move", counting_advance)
+    loop_reads_done: list[int] = []
+    real_loop_state = loop_reads.table_state
 
-        async def counting_loop_state(*args: Any, **kwargs: Any) -> Any:
-            state = await real_loop_state(*args, **kwargs)
-            if state is not None:
-                loop_reads_done.append(1)
-            return state
+    async def counting_loop_state(*args: Any, **kwargs: Any) -> Any:
+        state = await real_loop_state(*args, **kwargs)
+        if state is not None:
+            loop_reads_done.append(1)
+        return state
 
-        monkeypatch.setattr(loop_reads, "table_state", counting_loop_state)
-        if on_loop:
-            assert await loop_reads.open_pool()
-        monkeypatch.setattr(reads, "table_context", counting_context)
-        racks_rendered: list[object] = []
-        real_rack = table_socket.frames.rack
+    monkeypatch.setattr(loop_reads, "table_state", counting_loop_state)
+    if on_loop:
+        assert await loop_reads.open_pool()
+    monkeypatch.setattr(reads, "table_context", counting_context)
+    racks_rendered: list[object] = []
+    real_rack = fragments.rack
 
-        def counting_rack(context: Any) -> str:
-            racks_rendered.append(context["my_seat"])
-            return real_rack(context)
+    def counting_rack(context: Any) -> str:
+        racks_rendered.append(context["my_seat"])
+        return real_rack(context)
 
-        monkeypatch.setattr(table_socket.frames, "rack", counting_rack)
+    monkeypatch.setattr(fragments, "rack", counting_rack)
 
-        def move() -> None:
-            hand = Hand.objects.get(match__table_id=table_id)
-            tile = engine.format_tile(hand.engine_hand().racks[0][0])
-            actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
+    def move() -> None:
+        hand = Hand.objects.get(match__table_id=table_id)
+        tile = engine.format_tile(hand.engine_hand().racks[0][0])
+        actions.play(hand, 0, {"do": "discard", "tile": tile}, by=users[0])
 
-        await database_sync_to_async(move)()
-        frames = [await drain(ws) for ws in everyone]
-        assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
-        made = len(state_reads) + len(loop_reads_done) + sum(advances)
-        assert made == 1, "made once per change, not per socket"
-        assert len(loop_reads_done) == int(on_loop)
-        assert advances == ([1] if made_by == "kept" else [])
-        assert len(contexts) == 5, contexts
-        # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
-        assert 'id="rack-area"' in frames[0][0]
-        assert all('id="rack-area"' not in f[0] for f in frames[1:])
-        assert racks_rendered == [0], "a rack that is not sent is not rendered"
-        assert frames[4] == frames[2]  # seat 2's two tabs
-        for spectator in frames[5:]:
-            assert spectator[0] == frames[5][0]
-            assert 'data-seat=""' in spectator[0] and 'class="rack"' not in spectator[0]
-    finally:
-        for ws in everyone:
-            await ws.disconnect()
-        await loop_reads.stop()
+    await database_sync_to_async(move)()
+    frames = [await drain(ws) for ws in everyone]
+    assert all(len(f) == 1 and version_of(f[0]) == 1 for f in frames), frames
+    made = len(state_reads) + len(loop_reads_done) + sum(advances)
+    assert made == 1, "made once per change, not per socket"
+    assert len(loop_reads_done) == int(on_loop)
+    assert advances == ([1] if made_by == "kept" else [])
+    assert len(contexts) == 5, contexts
+    # Seat 0 discarded: its rack changed, so its frame carries the rack; nobody else's.
+    assert 'id="rack-area"' in frames[0][0]
+    assert all('id="rack-area"' not in f[0] for f in frames[1:])
+    assert racks_rendered == [0], "a rack that is not sent is not rendered"
+    assert frames[4] == frames[2]  # seat 2's two tabs
+    for spectator in frames[5:]:
+        assert spectator[0] == frames[5][0]
+        assert 'data-seat=""' in spectator[0] and 'class="rack"' not in spectator[0]
 
 
 def rack_order(frame: str) -> list[str]:
@@ -351,114 +333,85 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.players("duz", seed=44)
 async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_read(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
     """A player arranges their rack over the socket (stored, not announced) and discards:
     their frame comes from the state the process held, brought forward by the move, and its
     rack is in their arrangement, the discarded tile gone."""
-
-    def setup() -> tuple[int, list[str], int, list[str]]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(44)).hands.get()
-        return table.pk, [cookie_for(u) for u in users], hand.pk, hand.view_for(0)["rack"]
-
-    table_id, cookies, hand_id, rack = await database_sync_to_async(setup)()
-    sockets = [socket(table_id, c) for c in cookies]
+    hand_id, rack = players.hand.pk, players.hand.view_for(0)["rack"]
+    sockets = [await table_socket(players.table_id, c) for c in players.cookies]
     for ws in sockets:
-        assert (await ws.connect(timeout=5))[0]
-    try:
-        for ws in sockets:
-            await drain(ws)
-        counts = counting(monkeypatch)
-        arranged = [*reversed(rack), *[None] * (32 - len(rack))]
-        arranged[20], arranged[0] = arranged[0], None  # a gap, and a tile on the second row
-        await sockets[0].send_json_to({"type": "arrange", "hand": hand_id, "layout": arranged})
-        assert await drain(sockets[0]) == []  # stored, nothing to tell
-        gone = rack[3]
-        await sockets[0].send_json_to(
-            {
-                "type": "move",
-                "hand": hand_id,
-                "move": {"do": "discard", "tile": gone},
-                "expected_version": 0,
-            }
-        )
-        frames = await one_frame_each(sockets, version=1)
-        assert counts == {"reads": 0, "advances": 1}
-        expected = list(arranged)
-        expected[expected.index(gone)] = None
-        assert rack_order(frames[0][0]) == [t for t in expected if t is not None]
-        assert all('id="rack-area"' not in f[0] for f in frames[1:])
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
+        await drain(ws)
+    counts = counting(monkeypatch)
+    arranged = [*reversed(rack), *[None] * (32 - len(rack))]
+    arranged[20], arranged[0] = arranged[0], None  # a gap, and a tile on the second row
+    await sockets[0].send_json_to({"type": "arrange", "hand": hand_id, "layout": arranged})
+    assert await drain(sockets[0]) == []  # stored, nothing to tell
+    gone = rack[3]
+    await sockets[0].send_json_to(
+        {
+            "type": "move",
+            "hand": hand_id,
+            "move": {"do": "discard", "tile": gone},
+            "expected_version": 0,
+        }
+    )
+    frames = await one_frame_each(sockets, version=1)
+    assert counts == {"reads": 0, "advances": 1}
+    expected = list(arranged)
+    expected[expected.index(gone)] = None
+    assert rack_order(frames[0][0]) == [t for t in expected if t is not None]
+    assert all('id="rack-area"' not in f[0] for f in frames[1:])
 
 
+@pytest.mark.players("duz", seed=45)
 async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afresh(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
     """A socket whose rack is to go out with a move's frame (here: one that has not sent it,
     as after a frame that failed) while another seat moved: the state brought forward does
     not know how this seat arranged its rack since it was read, so the socket reads the
     table for its frame, and the rack is in the seat's stored arrangement."""
-
-    def setup() -> tuple[int, list[str], list[Any], Hand]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(45)).hands.get()
-        return table.pk, [cookie_for(u) for u in users], users, hand
-
-    table_id, cookies, users, hand = await database_sync_to_async(setup)()
-    sockets = [socket(table_id, c) for c in cookies]
+    users, hand = players.users, players.hand
+    sockets = [await table_socket(players.table_id, c) for c in players.cookies]
     for ws in sockets:
-        assert (await ws.connect(timeout=5))[0]
-    try:
-        for ws in sockets:
-            await drain(ws)
-        rack = hand.view_for(2)["rack"]
-        arranged = [*[None] * (32 - len(rack)), *rack]
+        await drain(ws)
+    rack = hand.view_for(2)["rack"]
+    arranged = [*[None] * (32 - len(rack)), *rack]
 
-        def arrange_and_move() -> None:
-            actions.arrange(hand.pk, 2, arranged, by=users[2])
-            tile = hand.view_for(0)["rack"][0]
-            actions.play(hand.pk, 0, {"do": "discard", "tile": tile}, by=users[0])
+    def arrange_and_move() -> None:
+        actions.arrange(hand.pk, 2, arranged, by=users[2])
+        tile = hand.view_for(0)["rack"][0]
+        actions.play(hand.pk, 0, {"do": "discard", "tile": tile}, by=users[0])
 
-        real_moved = table_socket.TableConsumer.hand_moved
+    real_moved = TableConsumer.hand_moved
 
-        async def forgetting(self: Any, event: dict[str, Any]) -> None:
-            if self.position == 2:
-                self.sent_rack = None
-            await real_moved(self, event)
+    async def forgetting(self: Any, event: dict[str, Any]) -> None:
+        if self.position == 2:
+            self.sent_rack = None
+        await real_moved(self, event)
 
-        monkeypatch.setattr(table_socket.TableConsumer, "hand_moved", forgetting)
-        counts = counting(monkeypatch)
-        await database_sync_to_async(arrange_and_move)()
-        frames = await one_frame_each(sockets, version=1)
-        assert counts == {"reads": 1, "advances": 1}, "brought forward, and seat 2 read"
-        assert rack_order(frames[2][0]) == rack
-        assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
+    monkeypatch.setattr(TableConsumer, "hand_moved", forgetting)
+    counts = counting(monkeypatch)
+    await database_sync_to_async(arrange_and_move)()
+    frames = await one_frame_each(sockets, version=1)
+    assert counts == {"reads": 1, "advances": 1}, "brought forward, and seat 2 read"
+    assert rack_order(frames[2][0]) == rack
+    assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
 
 
+@pytest.mark.players("duz", seed=46)
 async def test_seats_are_read_again_in_the_background_while_moves_are_brought_forward(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
     """A player's server process died (their presence row goes stale, nobody is told): while
     moves are brought forward without a read, the table's seats are read again off the
     move's frame once they are ``REFRESH_SECONDS`` old, and the next move's frame shows the
     player gone; a state whose seats are ``KEEP_SECONDS`` old is read afresh."""
-
-    def setup() -> tuple[int, list[str], list[Any], int]:
-        table, users = user_table("duz")
-        hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(46)).hands.get()
-        return table.pk, [cookie_for(u) for u in users], users, hand.pk
-
-    table_id, cookies, users, hand_id = await database_sync_to_async(setup)()
-    sockets = [socket(table_id, c) for c in cookies[:3]]
-    for ws in sockets:
-        assert (await ws.connect(timeout=5))[0]
+    table_id, users, hand_id = players.table_id, players.users, players.hand.pk
+    sockets = [await table_socket(table_id, c) for c in players.cookies[:3]]
 
     def connect() -> None:
         seat = Seat.objects.get(table_id=table_id, position=3)
@@ -474,66 +427,53 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
         extra = {"tile": hand.view_for(seat)["rack"][0]} if do == "discard" else {}
         actions.play(hand, seat, {"do": do, **extra}, by=users[seat])
 
-    try:
-        for ws in sockets:
-            await drain(ws)
-        await database_sync_to_async(connect)()
-        frames = [await drain(ws) for ws in sockets]
-        assert frames[1] and frames[1][-1].count('class="badge here"') == 4  # read as they came
-        await database_sync_to_async(go_stale)()
-        counts = counting(monkeypatch)
-        seat_reads: list[int] = []
-        real_seats = reads.table_and_seats
+    for ws in sockets:
+        await drain(ws)
+    await database_sync_to_async(connect)()
+    frames = [await drain(ws) for ws in sockets]
+    assert frames[1] and frames[1][-1].count('class="badge here"') == 4  # read as they came
+    await database_sync_to_async(go_stale)()
+    counts = counting(monkeypatch)
+    seat_reads: list[int] = []
+    real_seats = reads.table_and_seats
 
-        def counting_seats(*args: Any, **kwargs: Any) -> Any:
-            seat_reads.append(1)
-            return real_seats(*args, **kwargs)
+    def counting_seats(*args: Any, **kwargs: Any) -> Any:
+        seat_reads.append(1)
+        return real_seats(*args, **kwargs)
 
-        monkeypatch.setattr(reads, "table_and_seats", counting_seats)
-        monkeypatch.setattr(state_cache, "REFRESH_SECONDS", 0.0)
-        await database_sync_to_async(move)(0, "discard")
-        (frame,) = await drain(sockets[1])
-        assert frame.count('class="badge here"') == 4, "brought forward: the seats as read"
-        assert counts == {"reads": 0, "advances": 1} and seat_reads == [1]
-        await database_sync_to_async(move)(1, "draw")
-        (frame,) = await drain(sockets[1])
-        assert frame.count('class="badge here"') == 3, "the seats read in the background"
-        assert counts == {"reads": 0, "advances": 2}
-        monkeypatch.setattr(state_cache, "KEEP_SECONDS", 0.0)
-        await database_sync_to_async(move)(1, "discard")
-        (frame,) = await drain(sockets[1])
-        assert counts == {"reads": 1, "advances": 2}, "too old to bring forward: read"
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
+    monkeypatch.setattr(reads, "table_and_seats", counting_seats)
+    monkeypatch.setattr(state_cache, "REFRESH_SECONDS", 0.0)
+    await database_sync_to_async(move)(0, "discard")
+    (frame,) = await drain(sockets[1])
+    assert frame.count('class="badge here"') == 4, "brought forward: the seats as read"
+    assert counts == {"reads": 0, "advances": 1} and seat_reads == [1]
+    await database_sync_to_async(move)(1, "draw")
+    (frame,) = await drain(sockets[1])
+    assert frame.count('class="badge here"') == 3, "the seats read in the background"
+    assert counts == {"reads": 0, "advances": 2}
+    monkeypatch.setattr(state_cache, "KEEP_SECONDS", 0.0)
+    await database_sync_to_async(move)(1, "discard")
+    (frame,) = await drain(sockets[1])
+    assert counts == {"reads": 1, "advances": 2}, "too old to bring forward: read"
 
 
-async def test_a_players_new_display_name_shows_at_their_table_at_once() -> None:
+@pytest.mark.players("duz", seed=47)
+async def test_a_players_new_display_name_shows_at_their_table_at_once(
+    players: Players, table_socket: TableSockets
+) -> None:
     """A name is not part of a move: a seated player who renames themselves is announced to
     their table (and so a server that brings the table's state forward by moves reads it)."""
     from accounts.models import Profile
 
-    def setup() -> tuple[int, list[str], list[Any]]:
-        table, users = user_table("duz")
-        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(47))
-        return table.pk, [cookie_for(u) for u in users], users
-
-    table_id, cookies, users = await database_sync_to_async(setup)()
-    sockets = [socket(table_id, c) for c in cookies[:2]]
+    sockets = [await table_socket(players.table_id, c) for c in players.cookies[:2]]
     for ws in sockets:
-        assert (await ws.connect(timeout=5))[0]
-    try:
-        for ws in sockets:
-            await drain(ws)
+        await drain(ws)
 
-        def rename() -> None:
-            profile = Profile.of(users[1])
-            profile.display_name = "Zeynep Kaya"
-            profile.save()
+    def rename() -> None:
+        profile = Profile.of(players.users[1])
+        profile.display_name = "Zeynep Kaya"
+        profile.save()
 
-        await database_sync_to_async(rename)()
-        frames = [await drain(ws) for ws in sockets]
-        assert all(f and "Zeynep Kaya" in f[-1] for f in frames), frames
-    finally:
-        for ws in sockets:
-            await ws.disconnect()
+    await database_sync_to_async(rename)()
+    frames = [await drain(ws) for ws in sockets]
+    assert all(f and "Zeynep Kaya" in f[-1] for f in frames), frames

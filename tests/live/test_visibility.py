@@ -11,23 +11,23 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
-from games.live import table_socket
+from games.live.table_socket import TableConsumer
 from games.models import Hand, Seat
 from games.pages import history
-from tests.play import playing_table, random_move, seed_of, user_table
+from tests.play import random_move, seed_of, user_table
 from tests.sockets import (
     Loss,
-    cookie_for,
+    Players,
+    TableSockets,
     drain,
     live_frames,
     loss,  # noqa: F401 - the fixture
-    socket,
     version_of,
 )
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -38,48 +38,40 @@ def play_one(table_id: int, users: list[Any], rng: random.Random) -> int:
     return actions.play(hand, seat, move, by=users[seat]).version
 
 
+@pytest.mark.players("duz", seed=921, present=True)  # as tests.play.playing_table makes it
 async def test_a_lost_hide_message_is_made_good_by_the_next_move(
     loss: Loss,  # noqa: F811 - the fixture
+    players: Players,
+    table_socket: TableSockets,
 ) -> None:
     rng = random.Random(11)
+    table_id, users = players.table_id, players.users
+    player = await table_socket(table_id, players.cookies[0])
+    spectator = await table_socket(table_id)
+    await drain(player)
+    await drain(spectator)
+    # A few moves, each brought forward from the state the process keeps.
+    for _ in range(3):
+        await database_sync_to_async(play_one)(table_id, users, rng)
+    seen = live_frames(await drain(spectator))
+    assert seen and 'class="discards"' in seen[-1] and "data-veiled" not in seen[-1]
 
-    def setup() -> tuple[int, list[Any], list[str]]:
-        table, users, _hand = playing_table("duz", 21)
-        return table.pk, users, [cookie_for(u) for u in users]
+    loss.armed = True
+    await database_sync_to_async(actions.hide_from_spectators)(table_id, users[0])
+    assert [m["type"] for m in loss.lost] == ["table.changed"]
+    assert live_frames(await drain(spectator)) == []  # the hide's message never came
 
-    table_id, users, cookies = await database_sync_to_async(setup)()
-    player = socket(table_id, cookies[0])
-    spectator = socket(table_id)
-    assert (await player.connect(timeout=5))[0]
-    assert (await spectator.connect(timeout=5))[0]
-    try:
-        await drain(player)
-        await drain(spectator)
-        # A few moves, each brought forward from the state the process keeps.
-        for _ in range(3):
-            await database_sync_to_async(play_one)(table_id, users, rng)
-        seen = live_frames(await drain(spectator))
-        assert seen and 'class="discards"' in seen[-1] and "data-veiled" not in seen[-1]
-
-        loss.armed = True
-        await database_sync_to_async(actions.hide_from_spectators)(table_id, users[0])
-        assert [m["type"] for m in loss.lost] == ["table.changed"]
-        assert live_frames(await drain(spectator)) == []  # the hide's message never came
-
-        version = await database_sync_to_async(play_one)(table_id, users, rng)
-        frames = live_frames(await drain(spectator))
-        assert frames and version_of(frames[-1]) == version
-        assert "data-veiled" in frames[-1]
-        assert "data-tile" not in frames[-1] and 'class="discards"' not in frames[-1]
-    finally:
-        await player.disconnect()
-        await spectator.disconnect()
+    version = await database_sync_to_async(play_one)(table_id, users, rng)
+    frames = live_frames(await drain(spectator))
+    assert frames and version_of(frames[-1]) == version
+    assert "data-veiled" in frames[-1]
+    assert "data-tile" not in frames[-1] and 'class="discards"' not in frames[-1]
 
 
 async def test_a_change_merged_into_a_move_frame_is_read_not_brought_forward() -> None:
     """A frame that merges a seat's change (its message: no ``apply`` part) with a later move
     reads the table: the move's part alone would carry the kept state past the change."""
-    consumer = table_socket.TableConsumer()
+    consumer = TableConsumer()
     consumer.table_id = 1
     sent: list[dict[str, Any]] = []
     gate = asyncio.Event()
@@ -121,7 +113,7 @@ def rebuild_up_to(hand: Hand, n: int) -> engine.Hand:
     return history.rebuild(hand, history.recorded_moves(hand, n))
 
 
-def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None:
+def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(77))
     rng = random.Random(3)
@@ -141,8 +133,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert hand.status == Hand.Status.PLAYING and hand.version > at_removal
     rack_now = [engine.format_tile(t) for t in hand.engine_hand().racks[1]]
 
-    client = Client()
-    client.force_login(removed)
+    client = signed_in(removed)
     page = client.get(reverse("hand_replay", args=[hand.pk]))
     assert page.status_code == 200
     html = page.content.decode()
@@ -157,8 +148,7 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert shown != sorted(rack_now), "the seat's rack has changed since the removal"
 
     # A player still seated replays up to the hand's current version.
-    other = Client()
-    other.force_login(users[0])
+    other = signed_in(users[0])
     html = other.get(reverse("hand_replay", args=[hand.pk])).content.decode()
     assert reverse("hand_step", args=[hand.pk, hand.version]) in html
 
@@ -167,44 +157,36 @@ def test_a_player_removed_mid_hand_replays_it_only_up_to_their_removal() -> None
     assert client.get(reverse("hand_step", args=[hand.pk, hand.version])).status_code == 200
 
 
+@pytest.mark.players("classic", seed=922, present=True)  # as tests.play.playing_table makes it
 async def test_a_removed_players_socket_loses_the_rack_at_the_next_move_even_if_told_nothing(
     loss: Loss,  # noqa: F811 - the fixture
+    players: Players,
+    table_socket: TableSockets,
 ) -> None:
     rng = random.Random(8)
+    table_id, users = players.table_id, players.users
+    removed = await table_socket(table_id, players.cookies[1])
+    await drain(removed)
+    for _ in range(2):
+        await database_sync_to_async(play_one)(table_id, users, rng)
+    await drain(removed)
 
-    def setup() -> tuple[int, list[Any], list[str]]:
-        table, users, _hand = playing_table("classic", 22)
-        return table.pk, users, [cookie_for(u) for u in users]
+    def remove() -> None:
+        actions.remove_player(Seat.objects.get(table_id=table_id, position=1), by=actions.SYSTEM)
 
-    table_id, users, cookies = await database_sync_to_async(setup)()
-    removed = socket(table_id, cookies[1])
-    assert (await removed.connect(timeout=5))[0]
-    try:
-        await drain(removed)
-        for _ in range(2):
-            await database_sync_to_async(play_one)(table_id, users, rng)
-        await drain(removed)
+    loss.armed = True
+    await database_sync_to_async(remove)()
+    assert loss.lost  # the removal's message never came
 
-        def remove() -> None:
-            actions.remove_player(
-                Seat.objects.get(table_id=table_id, position=1), by=actions.SYSTEM
-            )
+    def move() -> int:
+        hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
+        seat, action = random_move(hand, rng)
+        by = actions.BOT if seat == 1 else users[seat]
+        return actions.play(hand, seat, action, by=by).version
 
-        loss.armed = True
-        await database_sync_to_async(remove)()
-        assert loss.lost  # the removal's message never came
-
-        def move() -> int:
-            hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
-            seat, action = random_move(hand, rng)
-            by = actions.BOT if seat == 1 else users[seat]
-            return actions.play(hand, seat, action, by=by).version
-
-        version = await database_sync_to_async(move)()
-        frames = live_frames(await drain(removed))
-        assert frames and version_of(frames[-1]) == version
-        # The rack leaves the page: #rack-area comes empty.
-        assert 'class="rack"' not in frames[-1]
-        assert "data-tile" not in frames[-1].partition('id="rack-area"')[2]
-    finally:
-        await removed.disconnect()
+    version = await database_sync_to_async(move)()
+    frames = live_frames(await drain(removed))
+    assert frames and version_of(frames[-1]) == version
+    # The rack leaves the page: #rack-area comes empty.
+    assert 'class="rack"' not in frames[-1]
+    assert "data-tile" not in frames[-1].partition('id="rack-area"')[2]

@@ -4,14 +4,12 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
-from django.conf import settings
-from django.test import Client
 
 from games.actions import LOBBY_GROUP
 from okeysite.asgi import application
+from tests.sockets import cookie_for
 from tests.users import make_user
 
 # The auth middleware reads the session through database_sync_to_async, in another thread.
@@ -36,6 +34,12 @@ async def guest_socket() -> AsyncIterator[WebsocketCommunicator]:
         yield communicator
     finally:
         await communicator.disconnect()
+
+
+@pytest.fixture
+def ayse_cookie(transactional_db: None) -> str:
+    """A signed-in player's."""
+    return cookie_for(make_user("ayse"))
 
 
 async def test_it_accepts_a_socket_from_an_allowed_origin(
@@ -97,17 +101,8 @@ async def test_a_trusted_origin_and_a_tls_proxys_scheme_are_accepted(settings: A
         await communicator.disconnect()
 
 
-async def test_it_knows_the_signed_in_player() -> None:
-    def sign_in() -> str:
-        user = make_user("ayse")
-        client = Client()
-        client.force_login(user)
-        return (
-            f"{settings.SESSION_COOKIE_NAME}={client.cookies[settings.SESSION_COOKIE_NAME].value}"
-        )
-
-    cookie = await database_sync_to_async(sign_in)()
-    communicator = lobby(ALLOWED_ORIGIN, cookie)
+async def test_it_knows_the_signed_in_player(ayse_cookie: str) -> None:
+    communicator = lobby(ALLOWED_ORIGIN, ayse_cookie)
     try:
         connected, _ = await communicator.connect(timeout=5)
         assert connected

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
@@ -21,7 +20,8 @@ from games.models import Hand, Table
 from tests.engine.test_assist import hand_with
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, seed_of, user_table
-from tests.sockets import cookie_for, drain, socket, version_of
+from tests.sockets import Players, TableSockets, cookie_for, drain, version_of
+from tests.users import SignedIn, client_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -59,10 +59,7 @@ def dealt_with(
 
 
 def page(table: Table, user: Any = None) -> str:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client.get(reverse("table", args=[table.pk])).content.decode()
+    return client_for(user).get(reverse("table", args=[table.pk])).content.decode()
 
 
 def attr(text: str, selector: str, name: str) -> Any:
@@ -167,40 +164,50 @@ def test_unassisted_tables_and_spectators_get_no_help() -> None:
         assert mark not in spectator, mark
 
 
-async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh() -> None:
-    def setup() -> tuple[int, int, list[Any], list[str]]:
-        table, users, hand = rigged(True, 606)
-        return table.pk, hand.pk, users, [cookie_for(u) for u in users]
+@pytest.fixture
+def assisted_table(transactional_db: None) -> Players:
+    """An assisted table dealt the racks above (``rigged``)."""
+    table, users, hand = rigged(True, 606)
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
-    table_id, hand_id, users, cookies = await database_sync_to_async(setup)()
-    opener, feeder = socket(table_id, cookies[0]), socket(table_id, cookies[1])
-    try:
-        for ws in (opener, feeder):
-            assert (await ws.connect(timeout=5))[0]
-        first = await opener.receive_from(timeout=5)
-        await drain(opener)
-        await drain(feeder)
-        suggested = attr(first, 'data-action="open-suggested"', "data-open")
-        layout = attr(first, 'data-sort="melds"', "data-layout")
-        # What table.js sends for the one-tap opening.
-        message = {
-            "type": "move",
-            "hand": hand_id,
-            "move": {**suggested, "layout": layout},
-            "expected_version": version_of(first),
-            "client_move_id": "assist-open-1",
-        }
-        await opener.send_to(text_data=json.dumps(message))
-        frames = await drain(opener, 0.5)
-        assert frames and version_of(frames[-1]) == 1
-        assert "open-suggested" not in frames[-1]
-        seen = await drain(feeder, 0.5)
-        # Seat 1's rack did not change, so its rack is not re-sent; the board carries its marks.
-        assert seen and 'id="rack-area"' not in seen[-1]
-        assert 'data-assist-feedable="R13 B4 B9"' in seen[-1]  # B8 went onto the B run
-    finally:
-        for ws in (opener, feeder):
-            await ws.disconnect()
+
+@pytest.fixture
+def unassisted_table(transactional_db: None) -> Players:
+    """A table without help dealt the same racks (``rigged``)."""
+    table, users, hand = rigged(False, 607)
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
+
+
+async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh(
+    assisted_table: Players, table_socket: TableSockets
+) -> None:
+    table_id, cookies = assisted_table.table_id, assisted_table.cookies
+    hand_id = assisted_table.hand.pk
+    opener = await table_socket(table_id, cookies[0], first_frame=False)
+    feeder = await table_socket(table_id, cookies[1])
+    first = await opener.receive_from(timeout=5)
+    await drain(opener)
+    await drain(feeder)
+    suggested = attr(first, 'data-action="open-suggested"', "data-open")
+    layout = attr(first, 'data-sort="melds"', "data-layout")
+    # What table.js sends for the one-tap opening.
+    message = {
+        "type": "move",
+        "hand": hand_id,
+        "move": {**suggested, "layout": layout},
+        "expected_version": version_of(first),
+        "client_move_id": "assist-open-1",
+    }
+    await opener.send_to(text_data=json.dumps(message))
+    frames = await drain(opener, 0.5)
+    assert frames and version_of(frames[-1]) == 1
+    assert "open-suggested" not in frames[-1]
+    seen = await drain(feeder, 0.5)
+    # Seat 1's rack did not change, so its rack is not re-sent; the board carries its marks.
+    assert seen and 'id="rack-area"' not in seen[-1]
+    assert 'data-assist-feedable="R13 B4 B9"' in seen[-1]  # B8 went onto the B run
+    for ws in (opener, feeder):
+        await ws.disconnect()
     hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
     assert hand.public_view()["opened"][0] == "melds"
     assert [m.client_move_id for m in await database_sync_to_async(list)(hand.moves.all())] == [
@@ -208,24 +215,20 @@ async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh() -> None
     ]
 
 
-async def test_an_unassisted_socket_sends_no_help() -> None:
-    def setup() -> tuple[int, str]:
-        table, users, _ = rigged(False, 607)
-        return table.pk, cookie_for(users[0])
-
-    table_id, cookie = await database_sync_to_async(setup)()
-    ws = socket(table_id, cookie)
-    try:
-        assert (await ws.connect(timeout=5))[0]
-        frame = await ws.receive_from(timeout=5)
-    finally:
-        await ws.disconnect()
+async def test_an_unassisted_socket_sends_no_help(
+    unassisted_table: Players, table_socket: TableSockets
+) -> None:
+    ws = await table_socket(
+        unassisted_table.table_id, unassisted_table.cookies[0], first_frame=False
+    )
+    frame = await ws.receive_from(timeout=5)
+    await ws.disconnect()
     assert 'id="rack-area"' in frame
     for mark in HELP:
         assert mark not in frame, mark
 
 
-def test_the_help_speaks_turkish() -> None:
+def test_the_help_speaks_turkish(signed_in: SignedIn) -> None:
     from pathlib import Path
 
     po = Path(__file__).resolve().parents[2] / "locale" / "tr" / "LC_MESSAGES" / "django.po"
@@ -233,8 +236,7 @@ def test_the_help_speaks_turkish() -> None:
     if not mo.exists() or mo.stat().st_mtime < po.stat().st_mtime:
         pytest.skip("the Turkish catalogue is not compiled (make compiles it with msgfmt)")
     table, users, hand = rigged(True, 608)
-    client = Client(headers={"accept-language": "tr"})
-    client.force_login(users[0])
+    client = signed_in(users[0], headers={"accept-language": "tr"})
     text = client.get(reverse("table", args=[table.pk])).content.decode()
     assert ">Aç: 107</button>" in text and "Perlere göre diz" in text
     actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])

@@ -16,7 +16,7 @@ from games.catalog import ensure_variants
 from games.models import ChatMessage, Hand, Table
 from tests.markup import chat_panel, form_fields, page_of
 from tests.play import user_table
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -50,11 +50,10 @@ def test_the_page_shows_the_panel_escaped_and_the_right_notice() -> None:
     assert "Chat is off at this table." in off and 'data-action="chat-send"' not in off
 
 
-def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
+def test_the_new_table_form_and_the_admin_turn_the_chat_off(signed_in: SignedIn) -> None:
     ensure_variants()
     host = make_user("host")
-    client = Client()
-    client.force_login(host)
+    client = signed_in(host)
     form = client.get(reverse("new_table")).content.decode()
     box = re.search(r'<input[^>]*name="chat_enabled"[^>]*>', form)
     assert box and "checked" in box.group(0)
@@ -71,8 +70,7 @@ def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
     assert chatty.chat_enabled
     # Staff turn it off in the admin, through actions.update_table.
     boss = make_user("boss", superuser=True)
-    admin = Client()
-    admin.force_login(boss)
+    admin = signed_in(boss)
     url = reverse("admin:games_table_change", args=[chatty.pk])
     page = admin.get(url).content.decode()
     assert 'name="chat_enabled"' in page
@@ -83,11 +81,10 @@ def test_the_new_table_form_and_the_admin_turn_the_chat_off() -> None:
 
 
 # ----------------------------------------------------------------------------- HTTP
-def test_the_http_fallback_goes_through_the_same_service() -> None:
+def test_the_http_fallback_goes_through_the_same_service(signed_in: SignedIn) -> None:
     ensure_variants()
     table, users = user_table("duz")
-    client = Client()
-    client.force_login(users[0])
+    client = signed_in(users[0])
     url = reverse("table_chat", args=[table.pk])
     response = client.post(url, {"payload": json.dumps({"type": "chat", "text": "<b>hi</b>"})})
     assert response.status_code == 200

@@ -27,10 +27,10 @@ from django.urls import reverse
 
 from games import actions
 from games.engine import layout
-from games.models import Hand, Table
+from games.models import Hand, Match, Table
 from tests.play import play_random_moves, played_out, seed_of, user_table
-from tests.sockets import cookie_for, drain, lobby_sockets, socket
-from tests.users import make_user
+from tests.sockets import Players, TableSockets, cookie_for, drain, lobby_sockets
+from tests.users import SignedIn, client_for, make_user
 
 # A <script> of these types is a data block: the browser never runs it, and CSP allows it.
 DATA_SCRIPT_TYPES = {"application/json"}
@@ -152,13 +152,6 @@ def check_policy(response: Any) -> None:
 
 
 # ----------------------------------------------------------------------------- the pages
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
 def live_table() -> tuple[Table, list[Any], Hand]:
     """A duz hand under way at a table of four players (move timer on, assisted play), with a
     line of chat."""
@@ -246,9 +239,9 @@ def test_every_page_sends_the_policy_and_needs_no_inline_code() -> None:
 
 
 @pytest.mark.django_db
-def test_a_move_refused_over_http_answers_without_inline_code() -> None:
+def test_a_move_refused_over_http_answers_without_inline_code(signed_in: SignedIn) -> None:
     table, users, hand = live_table()
-    response = client_for(users[1]).post(
+    response = signed_in(users[1]).post(
         reverse("table_move", args=[table.pk]),
         {
             "payload": json.dumps(
@@ -269,34 +262,38 @@ def test_the_racks_width_in_the_stylesheet_is_the_engines_row() -> None:
 
 
 # ----------------------------------------------------------------------------- socket frames
+@pytest.fixture
+def players_at_the_live_table(transactional_db: None) -> Players:
+    """The four players of ``live_table``, with their cookies."""
+    table, users, hand = live_table()
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
+
+
 @pytest.mark.django_db(transaction=True)
-async def test_the_table_sockets_frames_need_no_inline_code() -> None:
-    def setup() -> tuple[Table, list[Any], str, int]:
-        table, users, hand = live_table()
-        return table, users, cookie_for(users[1]), hand.pk
-
-    table, users, cookie, hand_id = await database_sync_to_async(setup)()
-    seat, spectator = socket(table.pk, cookie), socket(table.pk)
+async def test_the_table_sockets_frames_need_no_inline_code(
+    players_at_the_live_table: Players, table_socket: TableSockets
+) -> None:
+    players = players_at_the_live_table
+    table_id, users, hand_id = players.table_id, players.users, players.hand.pk
     frames: list[str] = []
-    try:
-        for ws in (seat, spectator):
-            assert (await ws.connect(timeout=5))[0]
-            frames.append(await ws.receive_from(timeout=5))
+    seat = await table_socket(table_id, players.cookies[1], first_frame=False)
+    frames.append(await seat.receive_from(timeout=5))
+    spectator = await table_socket(table_id, first_frame=False)
+    frames.append(await spectator.receive_from(timeout=5))
 
-        def more() -> None:
-            match = table.matches.get()
-            play_random_moves(match, users, 8, random.Random(72))
-            actions.send_chat(table.pk, users[2], 'say "<i style=x>"')
+    def more() -> None:
+        match = Match.objects.get(table_id=table_id)
+        play_random_moves(match, users, 8, random.Random(72))
+        actions.send_chat(table_id, users[2], 'say "<i style=x>"')
 
-        await database_sync_to_async(more)()
-        await seat.send_json_to(
-            {"type": "move", "hand": hand_id, "move": {"do": "discard", "tile": "nonsense"}}
-        )
-        for ws in (seat, spectator):
-            frames.extend(await drain(ws, timeout=0.5))
-    finally:
-        await seat.disconnect()
-        await spectator.disconnect()
+    await database_sync_to_async(more)()
+    await seat.send_json_to(
+        {"type": "move", "hand": hand_id, "move": {"do": "discard", "tile": "nonsense"}}
+    )
+    for ws in (seat, spectator):
+        frames.extend(await drain(ws, timeout=0.5))
+    await seat.disconnect()
+    await spectator.disconnect()
     assert len(frames) >= 6, frames
     assert any('class="rack"' in f for f in frames)  # the seat's rack came
     assert any("countdown" in f for f in frames)  # the move timer came
@@ -305,13 +302,10 @@ async def test_the_table_sockets_frames_need_no_inline_code() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_sockets_frames_need_no_inline_code() -> None:
-    def setup() -> str:
-        table, users, _hand = live_table()
-        return cookie_for(users[0])
-
-    cookie = await database_sync_to_async(setup)()
-    async with lobby_sockets("", cookie) as opened:
+async def test_the_lobby_sockets_frames_need_no_inline_code(
+    players_at_the_live_table: Players,
+) -> None:
+    async with lobby_sockets("", players_at_the_live_table.cookies[0]) as opened:
         frames = [first for _ws, first in opened]
         maker = await database_sync_to_async(make_user)("maker")
         await database_sync_to_async(actions.open_table)(

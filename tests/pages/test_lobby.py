@@ -35,7 +35,7 @@ from games.models import Hand, LobbyPresence, Match, Participant, Presence, Seat
 from tests.markup import Node, form_values, parse
 from tests.play import play_match_with_bots, seed_of
 from tests.sockets import QueryCounter, cookie_for, lobby_sockets
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -79,12 +79,6 @@ def flashed(client: Client, response: HttpResponse) -> list[str]:
 @pytest.fixture(autouse=True)
 def _variants(db: None) -> None:
     ensure_variants()  # a transactional test before this one may have flushed them
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def seats_state(table_id: int) -> list[tuple[int, int | None, str]]:
@@ -184,7 +178,9 @@ def test_it_lists_open_and_playing_public_tables_with_their_options_and_seats() 
     assert not any(r.all(data_private=True) for r in rows.values())
 
 
-def test_it_lists_a_private_table_only_to_its_creator_and_players_with_its_invite_link() -> None:
+def test_it_lists_a_private_table_only_to_its_creator_and_players_with_its_invite_link(
+    signed_in: SignedIn,
+) -> None:
     owner, guest, stranger = make_user("owner"), make_user("guest"), make_user("stranger")
     private = actions.open_table(variant="duz", user=owner, name="Family", is_private=True)
     public = actions.create_table(variant="okey51", created_by=None, name="Everyone")
@@ -276,7 +272,9 @@ def test_it_counts_the_players_online_from_lobby_and_table_sockets() -> None:
 
 # ----------------------------------------------------------------------------- "New table"
 @pytest.mark.parametrize("variant", engine.VARIANTS)
-def test_the_new_table_form_offers_exactly_the_engines_options(variant: str) -> None:
+def test_the_new_table_form_offers_exactly_the_engines_options(
+    variant: str, signed_in: SignedIn
+) -> None:
     form = new_table_form(signed_in(make_user("host")), variant)
 
     assert form.attrs["data-variant"] == variant
@@ -316,7 +314,9 @@ def test_the_new_table_form_offers_exactly_the_engines_options(variant: str) -> 
     assert form.one("input", name="auto_start").attrs["type"] == "checkbox"
 
 
-def test_the_home_page_holds_the_new_table_form_for_signed_in_players_only() -> None:
+def test_the_home_page_holds_the_new_table_form_for_signed_in_players_only(
+    signed_in: SignedIn,
+) -> None:
     page = home(signed_in(make_user("host")))
     form = page.one("form", id="new-table")
     assert form.attrs["action"] == reverse("new_table")
@@ -388,6 +388,7 @@ def test_it_opens_a_table_with_the_options_chosen_and_seats_its_creator(
     players: int,
     listed: dict[str, str],
     monkeypatch: pytest.MonkeyPatch,
+    signed_in: SignedIn,
 ) -> None:
     host = make_user("host")
     client = signed_in(host)
@@ -447,7 +448,7 @@ def _engine_refusal(variant: str, changes: dict[str, Any]) -> str:
 )
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
 def test_it_refuses_options_the_engine_does_not_allow(
-    variant: str, changes: dict[str, Any], htmx: bool
+    variant: str, changes: dict[str, Any], htmx: bool, signed_in: SignedIn
 ) -> None:
     client = signed_in(make_user("host"))
     reason = _engine_refusal(variant, changes)
@@ -470,7 +471,9 @@ def test_it_refuses_options_the_engine_does_not_allow(
     assert not Table.objects.exists() and not Seat.objects.exists()
 
 
-def test_an_option_out_of_range_says_so_beside_it_in_the_readers_language() -> None:
+def test_an_option_out_of_range_says_so_beside_it_in_the_readers_language(
+    signed_in: SignedIn,
+) -> None:
     client = signed_in(make_user("host", language="tr"))
     response = post_new_table(client, "classic", {"scoring": "countdown", "start_score": -5})
     form = parse(response.content).one("form", id="new-table")
@@ -481,7 +484,7 @@ def test_an_option_out_of_range_says_so_beside_it_in_the_readers_language() -> N
     assert not Table.objects.exists()
 
 
-def test_an_option_the_scoring_ignores_is_hidden_and_never_refused() -> None:
+def test_an_option_the_scoring_ignores_is_hidden_and_never_refused(signed_in: SignedIn) -> None:
     """Under a countdown the match ends when a score reaches zero: the number of hands is not
     used, so the form hides it (and shows it for plus/minus) and takes no value for it."""
     client = signed_in(make_user("host"))
@@ -504,7 +507,7 @@ def test_an_option_the_scoring_ignores_is_hidden_and_never_refused() -> None:
     assert "hidden" in hands.attrs and "disabled" not in hands.one("input").attrs
 
 
-def test_it_refuses_a_value_that_is_not_a_number() -> None:
+def test_it_refuses_a_value_that_is_not_a_number(signed_in: SignedIn) -> None:
     client = signed_in(make_user("host"))
     response = post_new_table(client, "classic", {"start_score": "lots"})
     field = parse(response.content).one("p", data_option="start_score")
@@ -512,7 +515,9 @@ def test_it_refuses_a_value_that_is_not_a_number() -> None:
     assert not Table.objects.exists()
 
 
-def test_the_variant_picker_fetches_that_variants_options_keeping_the_name() -> None:
+def test_the_variant_picker_fetches_that_variants_options_keeping_the_name(
+    signed_in: SignedIn,
+) -> None:
     client = signed_in(make_user("host"))
     response = client.get(
         reverse("new_table"),
@@ -531,7 +536,7 @@ def test_the_variant_picker_fetches_that_variants_options_keeping_the_name() -> 
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
-def test_a_private_table_gets_an_invite_link_to_copy(htmx: bool) -> None:
+def test_a_private_table_gets_an_invite_link_to_copy(htmx: bool, signed_in: SignedIn) -> None:
     host, friend = make_user("host"), make_user("friend")
     client = signed_in(host)
 
@@ -578,7 +583,9 @@ def post(client: Client, name: str, table_id: int, htmx: bool = False, **data: s
     return client.post(reverse(name, args=[table_id]), data, headers=HTMX if htmx else {})
 
 
-def test_a_player_sits_in_the_seat_they_choose_and_stands_up(table_of_alice: Any) -> None:
+def test_a_player_sits_in_the_seat_they_choose_and_stands_up(
+    table_of_alice: Any, signed_in: SignedIn
+) -> None:
     table, alice, bob = table_of_alice
     client = signed_in(bob)
     controls = controls_of(client, table)
@@ -612,7 +619,9 @@ def test_a_player_sits_in_the_seat_they_choose_and_stands_up(table_of_alice: Any
     assert reads.live_seat(bob) is None
 
 
-def test_the_htmx_path_answers_with_the_fresh_controls(table_of_alice: Any) -> None:
+def test_the_htmx_path_answers_with_the_fresh_controls(
+    table_of_alice: Any, signed_in: SignedIn
+) -> None:
     table, alice, bob = table_of_alice
     client = signed_in(bob)
 
@@ -630,7 +639,7 @@ def test_the_htmx_path_answers_with_the_fresh_controls(table_of_alice: Any) -> N
 
 @pytest.mark.parametrize("level", [v for v in Seat.Bot.values if v])
 def test_the_host_seats_a_bot_of_a_chosen_level_and_removes_it(
-    table_of_alice: Any, level: str
+    table_of_alice: Any, level: str, signed_in: SignedIn
 ) -> None:
     table, alice, _bob = table_of_alice
     client = signed_in(alice)
@@ -660,7 +669,7 @@ def test_the_host_seats_a_bot_of_a_chosen_level_and_removes_it(
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
 def test_only_the_creator_starts_the_match_and_only_once_every_seat_is_filled(
-    table_of_alice: Any, htmx: bool
+    table_of_alice: Any, htmx: bool, signed_in: SignedIn
 ) -> None:
     table, alice, bob = table_of_alice
     host, guest = signed_in(alice), signed_in(bob)
@@ -708,7 +717,7 @@ def test_only_the_creator_starts_the_match_and_only_once_every_seat_is_filled(
 
 
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
-def test_a_full_table_with_auto_start_starts_by_itself(htmx: bool) -> None:
+def test_a_full_table_with_auto_start_starts_by_itself(htmx: bool, signed_in: SignedIn) -> None:
     host, bob, carol = make_user("host"), make_user("bob"), make_user("carol")
     client = signed_in(host)
     post_new_table(client, "gobek17", {"auto_start": True})
@@ -736,7 +745,7 @@ def test_a_full_table_with_auto_start_starts_by_itself(htmx: bool) -> None:
         assert parse(response.content).one(id="seat-controls").attrs["data-status"] == "playing"
 
 
-def test_a_full_table_without_auto_start_waits_for_its_host() -> None:
+def test_a_full_table_without_auto_start_waits_for_its_host(signed_in: SignedIn) -> None:
     host = make_user("host")
     client = signed_in(host)
     post_new_table(client, "duz", {})
@@ -769,7 +778,9 @@ def test_the_home_page_has_one_play_now_button_per_variant() -> None:
 
 
 @pytest.mark.parametrize("variant", engine.VARIANTS)
-def test_practice_seats_you_with_three_strong_bots_and_deals_at_once(variant: str) -> None:
+def test_practice_seats_you_with_three_strong_bots_and_deals_at_once(
+    variant: str, signed_in: SignedIn
+) -> None:
     player = make_user("player")
     client = signed_in(player, enforce_csrf_checks=True)
     form = play_now_form(home(client))
@@ -800,7 +811,7 @@ def test_practice_seats_you_with_three_strong_bots_and_deals_at_once(variant: st
     assert reads.live_seat(player)["table_id"] == table.pk  # type: ignore[index]
 
 
-def test_play_now_over_htmx_redirects_the_page() -> None:
+def test_play_now_over_htmx_redirects_the_page(signed_in: SignedIn) -> None:
     client = signed_in(make_user("player"))
     response = client.post(reverse("play_now"), {"variant": "duz"}, headers=HTMX)
     table = Table.objects.get()
@@ -824,7 +835,7 @@ def play_now_level_options(page: Node) -> list[tuple[str, str, bool]]:
     return [(o.attrs["value"], o.text(), "selected" in o.attrs) for o in select.all("option")]
 
 
-def test_practice_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
+def test_practice_offers_the_bot_levels_and_remembers_the_one_chosen(signed_in: SignedIn) -> None:
     player = make_user("player")
     client = signed_in(player, enforce_csrf_checks=True)
     assert play_now_level_options(home(client)) == [
@@ -850,7 +861,9 @@ def test_practice_offers_the_bot_levels_and_remembers_the_one_chosen() -> None:
     assert player.profile.play_now_level == "expert"
 
 
-def test_play_now_refuses_a_level_it_does_not_offer_and_changes_nothing() -> None:
+def test_play_now_refuses_a_level_it_does_not_offer_and_changes_nothing(
+    signed_in: SignedIn,
+) -> None:
     client = signed_in(make_user("player"))
     for level in ("random", "godlike"):
         response = client.post(reverse("play_now"), {"variant": "duz", "level": level}, follow=True)
@@ -861,7 +874,7 @@ def test_play_now_refuses_a_level_it_does_not_offer_and_changes_nothing() -> Non
     assert not Table.objects.exists()
 
 
-def test_play_now_refuses_a_variant_that_does_not_exist() -> None:
+def test_play_now_refuses_a_variant_that_does_not_exist(signed_in: SignedIn) -> None:
     client = signed_in(make_user("player"))
     response = client.post(reverse("play_now"), {"variant": "chess"}, follow=True)
     assert response.redirect_chain == [(reverse("lobby"), 302)]
@@ -872,7 +885,7 @@ def test_play_now_refuses_a_variant_that_does_not_exist() -> None:
 
 
 # ----------------------------------------------------------------------------- one live table
-def test_a_player_sits_at_one_live_table_at_a_time() -> None:
+def test_a_player_sits_at_one_live_table_at_a_time(signed_in: SignedIn) -> None:
     alice, bob = make_user("alice"), make_user("bob")
     first = actions.open_table(variant="okey51", user=alice, name="First")
     other = actions.open_table(variant="duz", user=bob, name="Other")
@@ -923,7 +936,9 @@ def test_a_player_sits_at_one_live_table_at_a_time() -> None:
     assert Seat.objects.get(table=other, position=1).user == alice
 
 
-def test_a_table_whose_options_allow_it_lets_its_players_sit_elsewhere_too() -> None:
+def test_a_table_whose_options_allow_it_lets_its_players_sit_elsewhere_too(
+    signed_in: SignedIn,
+) -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     first = actions.open_table(variant="okey51", user=alice, name="First")
     roomy = actions.open_table(variant="duz", user=bob, name="Roomy", other_tables=True)
@@ -945,7 +960,9 @@ def test_a_table_whose_options_allow_it_lets_its_players_sit_elsewhere_too() -> 
     assert home(client).all(data_other_tables=True)
 
 
-def test_standing_up_before_the_match_frees_a_player_to_open_another_table() -> None:
+def test_standing_up_before_the_match_frees_a_player_to_open_another_table(
+    signed_in: SignedIn,
+) -> None:
     alice = make_user("alice")
     client = signed_in(alice)
     first = actions.open_table(variant="okey51", user=alice)
@@ -956,7 +973,7 @@ def test_standing_up_before_the_match_frees_a_player_to_open_another_table() -> 
     assert reads.live_seat(alice)["table_id"] == Table.objects.get(variant__key="duz").pk  # type: ignore[index]
 
 
-def test_a_rematch_does_not_seat_again_a_player_who_sat_down_elsewhere() -> None:
+def test_a_rematch_does_not_seat_again_a_player_who_sat_down_elsewhere(signed_in: SignedIn) -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
     first = actions.open_table(variant="okey51", user=alice, name="First")
     actions.sit(first, bob, 1)
@@ -987,7 +1004,9 @@ def test_a_rematch_does_not_seat_again_a_player_who_sat_down_elsewhere() -> None
 # ----------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("position", ["abc", "7", "-1", "1.5", "٣٣"])
 @pytest.mark.parametrize("htmx", [False, True], ids=["plain", "htmx"])
-def test_a_forged_seat_position_is_refused(table_of_alice: Any, position: str, htmx: bool) -> None:
+def test_a_forged_seat_position_is_refused(
+    table_of_alice: Any, position: str, htmx: bool, signed_in: SignedIn
+) -> None:
     table, alice, bob = table_of_alice
     before = seats_state(table.pk)
     cases = [
@@ -1004,7 +1023,9 @@ def test_a_forged_seat_position_is_refused(table_of_alice: Any, position: str, h
         assert seats_state(table.pk) == before, name
 
 
-def test_a_bot_level_that_does_not_exist_is_refused(table_of_alice: Any) -> None:
+def test_a_bot_level_that_does_not_exist_is_refused(
+    table_of_alice: Any, signed_in: SignedIn
+) -> None:
     table, alice, _bob = table_of_alice
     client = signed_in(alice)
     for level in ("grandmaster", "", "STRONG"):
@@ -1018,7 +1039,7 @@ def test_a_bot_level_that_does_not_exist_is_refused(table_of_alice: Any) -> None
 @pytest.mark.parametrize(
     "name", ["table_sit", "table_stand", "table_add_bot", "table_remove_bot", "table_start"]
 )
-def test_a_table_that_does_not_exist_is_not_found(name: str) -> None:
+def test_a_table_that_does_not_exist_is_not_found(name: str, signed_in: SignedIn) -> None:
     client = signed_in(make_user("player"))
     missing = (Table.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 1
     for htmx in (False, True):
@@ -1031,7 +1052,9 @@ def test_a_table_that_does_not_exist_is_not_found(name: str) -> None:
 @pytest.mark.parametrize(
     "name", ["table_sit", "table_stand", "table_add_bot", "table_remove_bot", "table_start"]
 )
-def test_a_get_on_a_post_only_endpoint_is_refused(table_of_alice: Any, name: str) -> None:
+def test_a_get_on_a_post_only_endpoint_is_refused(
+    table_of_alice: Any, name: str, signed_in: SignedIn
+) -> None:
     table, alice, _bob = table_of_alice
     before = seats_state(table.pk)
     response = signed_in(alice).get(
@@ -1042,7 +1065,7 @@ def test_a_get_on_a_post_only_endpoint_is_refused(table_of_alice: Any, name: str
     assert seats_state(table.pk) == before
 
 
-def test_the_lobby_endpoints_refuse_the_wrong_method() -> None:
+def test_the_lobby_endpoints_refuse_the_wrong_method(signed_in: SignedIn) -> None:
     client = signed_in(make_user("player"))
     response = client.get(reverse("play_now"), {"variant": "duz"})
     assert response.status_code == 405 and response["Allow"] == "POST"
@@ -1051,7 +1074,7 @@ def test_the_lobby_endpoints_refuse_the_wrong_method() -> None:
     assert not Table.objects.exists()
 
 
-def test_a_private_tables_controls_need_its_invite() -> None:
+def test_a_private_tables_controls_need_its_invite(signed_in: SignedIn) -> None:
     owner, stranger = make_user("owner"), make_user("stranger")
     table = actions.open_table(variant="duz", user=owner, is_private=True)
     client = signed_in(stranger)
@@ -1072,7 +1095,9 @@ def demo_tables() -> dict[str, Table]:
     return found
 
 
-def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(settings: Any) -> None:
+def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(
+    settings: Any, signed_in: SignedIn
+) -> None:
     from games.management.commands.load_demo import DEMO_ACCOUNTS
 
     settings.DEBUG = True  # load_demo makes the demo accounts only in development
@@ -1150,14 +1175,61 @@ def online(frame: Node) -> str:
     return frame.one(id="lobby-online").text()
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens() -> None:
-    def setup() -> tuple[int, Any]:
-        ensure_variants()
-        old = actions.create_table(variant="duz", created_by=None, name="Already here")
-        return old.pk, make_user("bob")
+@pytest.fixture
+def table_already_here(transactional_db: None) -> int:
+    """A duz table nobody has sat at: its id."""
+    ensure_variants()
+    return actions.create_table(variant="duz", created_by=None, name="Already here").pk
 
-    old_id, bob = await database_sync_to_async(setup)()
+
+@pytest.fixture
+def bob(transactional_db: None) -> Any:
+    return make_user("bob")
+
+
+@pytest.fixture
+def owner_other_and_carol(transactional_db: None) -> tuple[Any, Any, Any, str, str]:
+    """Three players, and the cookies of the first two."""
+    ensure_variants()
+    owner, other, carol = make_user("owner"), make_user("other"), make_user("carol")
+    return owner, other, carol, cookie_for(owner), cookie_for(other)
+
+
+@pytest.fixture
+def cookies_of_alice_and_bob(transactional_db: None) -> tuple[str, str]:
+    alice, bob = make_user("alice"), make_user("bob")
+    return cookie_for(alice), cookie_for(bob)
+
+
+@pytest.fixture
+def host_of_an_open_table(transactional_db: None) -> str:
+    """The cookie of a player who has opened an okey51 table."""
+    ensure_variants()
+    user = make_user("idle")
+    actions.open_table(variant="okey51", user=user)
+    return cookie_for(user)
+
+
+@pytest.fixture
+def a_match_the_bots_finish(transactional_db: None) -> tuple[int, int, str]:
+    """An okey51 table of one hand: its host stood up (a bot plays the seat) after the
+    match started, so that three random bots and a stand-in finish it alone. The table's
+    id, the match's, and the host's cookie."""
+    ensure_variants()
+    player = make_user("player")
+    table = actions.open_table(variant="okey51", user=player, options={"hands": 1})
+    for position in (1, 2, 3):
+        actions.add_bot(table, position, "random", by=player)
+    match = actions.start_match(table, by=player, seed=seed_of(92))
+    actions.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
+    return table.pk, match.pk, cookie_for(player)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
+    table_already_here: int, bob: Any
+) -> None:
+    old_id = table_already_here
     async with lobby_sockets("") as [(ws, first)]:
         page = parse(first)
         assert page.one(id="lobby-status").text() == NOT_SIGNED_IN
@@ -1182,13 +1254,10 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
-    def setup() -> tuple[Any, Any, Any, str, str]:
-        ensure_variants()
-        owner, other, carol = make_user("owner"), make_user("other"), make_user("carol")
-        return owner, other, carol, cookie_for(owner), cookie_for(other)
-
-    owner, other, carol, owner_cookie, other_cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_renders_each_viewers_own_list(
+    owner_other_and_carol: tuple[Any, Any, Any, str, str],
+) -> None:
+    owner, other, carol, owner_cookie, other_cookie = owner_other_and_carol
     async with lobby_sockets(owner_cookie, other_cookie) as [(mine, _a), (theirs, _b)]:
         await quiet(mine)
         await quiet(theirs)
@@ -1216,12 +1285,10 @@ async def test_the_lobby_socket_renders_each_viewers_own_list() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_counts_players_coming_and_going() -> None:
-    def setup() -> tuple[Any, str, str]:
-        alice, bob = make_user("alice"), make_user("bob")
-        return alice, cookie_for(alice), cookie_for(bob)
-
-    alice, alice_cookie, bob_cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_counts_players_coming_and_going(
+    cookies_of_alice_and_bob: tuple[str, str],
+) -> None:
+    alice_cookie, bob_cookie = cookies_of_alice_and_bob
     async with lobby_sockets(alice_cookie) as [(ws, first)]:
         page = parse(first)
         assert page.one(id="lobby-status").text() == "You are in the lobby as alice."
@@ -1240,15 +1307,8 @@ async def test_the_lobby_socket_counts_players_coming_and_going() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_an_idle_lobby_socket_makes_no_database_queries() -> None:
-    def setup() -> str:
-        ensure_variants()
-        user = make_user("idle")
-        actions.open_table(variant="okey51", user=user)
-        return cookie_for(user)
-
-    cookie = await database_sync_to_async(setup)()
-    async with lobby_sockets(cookie, "") as [(ws, first), (guest, _g)]:
+async def test_an_idle_lobby_socket_makes_no_database_queries(host_of_an_open_table: str) -> None:
+    async with lobby_sockets(host_of_an_open_table, "") as [(ws, first), (guest, _g)]:
         assert lobby_rows(parse(first))
         await asyncio.sleep(0.5)  # the re-render for the socket's own arrival
         await quiet(ws)
@@ -1279,18 +1339,10 @@ async def test_an_idle_lobby_socket_makes_no_database_queries() -> None:
 
 
 @pytest.mark.django_db(transaction=True)
-async def test_the_lobby_socket_drops_a_table_whose_match_has_ended() -> None:
-    def setup() -> tuple[int, int, str]:
-        ensure_variants()
-        player = make_user("player")
-        table = actions.open_table(variant="okey51", user=player, options={"hands": 1})
-        for position in (1, 2, 3):
-            actions.add_bot(table, position, "random", by=player)
-        match = actions.start_match(table, by=player, seed=seed_of(92))
-        actions.stand(table, player)  # away: a bot plays the seat, so the bots finish alone
-        return table.pk, match.pk, cookie_for(player)
-
-    table_id, match_id, cookie = await database_sync_to_async(setup)()
+async def test_the_lobby_socket_drops_a_table_whose_match_has_ended(
+    a_match_the_bots_finish: tuple[int, int, str],
+) -> None:
+    table_id, match_id, cookie = a_match_the_bots_finish
     async with lobby_sockets(cookie) as [(ws, first)]:
         page = parse(first)
         assert table_id in lobby_rows(page)

@@ -35,20 +35,13 @@ from tests.play import (
     store_random_hand,
     user_table,
 )
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
 
 
 # ----------------------------------------------------------------------------- helpers
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
-
-
 def new_table(variant: str = "duz", *, is_private: bool = False, created_by: Any = None) -> Table:
     ensure_variants()
     return actions.create_table(
@@ -124,7 +117,7 @@ def totals_row(page: Node) -> list[int]:
 
 
 # ----------------------------------------------------------------------------- the history
-def test_the_history_lists_the_player_s_matches_newest_first() -> None:
+def test_the_history_lists_the_player_s_matches_newest_first(signed_in: SignedIn) -> None:
     ada, bob, cem = (make_user(n) for n in ("ada", "bob", "cem"))
     table = new_table("duz")
     old = stored_match(table, [ada, "random", bob, "greedy"], 1, winners=[0], day=0)
@@ -135,7 +128,7 @@ def test_the_history_lists_the_player_s_matches_newest_first() -> None:
         match=mid, number=2, starter=1, commitment="c", seed="s", state={}, status="playing"
     )
 
-    page = history(client_for(), "ada")
+    page = history(signed_in(), "ada")
 
     assert row_ids(page) == [new.pk, mid.pk, old.pk]
     rows = {int(r.attrs["data-match"]): r for r in page.all("tr", data_match=True)}
@@ -157,11 +150,11 @@ def test_the_history_lists_the_player_s_matches_newest_first() -> None:
     assert page.one(data_count=True).attrs["data-count"] == "3"
 
 
-def test_an_unknown_player_s_history_is_404() -> None:
-    assert client_for().get(reverse("player_history", args=["nobody"])).status_code == 404
+def test_an_unknown_player_s_history_is_404(signed_in: SignedIn) -> None:
+    assert signed_in().get(reverse("player_history", args=["nobody"])).status_code == 404
 
 
-def test_each_filter_narrows_the_list() -> None:
+def test_each_filter_narrows_the_list(signed_in: SignedIn) -> None:
     ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
     bots = ["random", "random", "random"]
@@ -169,7 +162,7 @@ def test_each_filter_narrows_the_list() -> None:
     lost = stored_match(classic, [*bots, ada], 2, winners=[0], day=10)  # 11 March
     playing = stored_match(duz, [ada, *bots], 3, status=Match.Status.PLAYING, day=20)  # 21 March
     abandoned = stored_match(classic, [ada, *bots], 4, status=Match.Status.ABANDONED, day=30)
-    client = client_for()
+    client = signed_in()
 
     assert row_ids(history(client, "ada")) == [abandoned.pk, playing.pk, lost.pk, won.pk]
     assert row_ids(history(client, "ada", "?variant=duz")) == [playing.pk, won.pk]
@@ -196,13 +189,13 @@ def test_each_filter_narrows_the_list() -> None:
     assert len(row_ids(history(client, "ada", "?date_from=not-a-date&result=nope"))) == 4
 
 
-def test_the_history_is_paginated_and_page_links_keep_the_filters() -> None:
+def test_the_history_is_paginated_and_page_links_keep_the_filters(signed_in: SignedIn) -> None:
     ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
     bots = ["random", "random", "random"]
     duz_ids = [stored_match(duz, [ada, *bots], n, day=n).pk for n in range(25)]
     classic_ids = [stored_match(classic, [ada, *bots], 100 + n, day=n).pk for n in range(3)]
-    client = client_for()
+    client = signed_in()
 
     first = history(client, "ada")
     assert len(row_ids(first)) == 20
@@ -226,11 +219,12 @@ def test_the_history_is_paginated_and_page_links_keep_the_filters() -> None:
 
 def test_the_history_s_queries_do_not_grow_with_its_rows(
     django_assert_max_num_queries: Any,
+    signed_in: SignedIn,
 ) -> None:
     ada, viewer = (make_user(n) for n in ("ada", "viewer"))
     tables = [new_table("duz"), new_table("okey51", is_private=True)]
     stored_match(tables[0], [ada, "random", viewer, "random"], 0, winners=[0])
-    client = client_for(viewer)
+    client = signed_in(viewer)
     client.get(reverse("player_history", args=["ada"]))  # the session is warm
     with CaptureQueriesContext(connection) as one_row:
         assert client.get(reverse("player_history", args=["ada"])).status_code == 200
@@ -243,7 +237,9 @@ def test_the_history_s_queries_do_not_grow_with_its_rows(
     assert len(row_ids(page)) == 19
 
 
-def test_a_private_table_is_named_and_linked_only_for_those_who_may_see_it() -> None:
+def test_a_private_table_is_named_and_linked_only_for_those_who_may_see_it(
+    signed_in: SignedIn,
+) -> None:
     host, mate, stranger = (make_user(n) for n in ("host", "mate", "stranger"))
     table = new_table("okey51", is_private=True, created_by=host)
     table.name = "Secret room"
@@ -254,29 +250,29 @@ def test_a_private_table_is_named_and_linked_only_for_those_who_may_see_it() -> 
         return history(client, username).one("tr", data_match=str(match.pk))
 
     # The host created the table: its name and link.
-    mine = row(client_for(host), "host")
+    mine = row(signed_in(host), "host")
     assert mine.one("a", data_table_link=True).text() == "Secret room"
     assert mine.one("a", data_action="match").attrs["href"] == reverse("match", args=[match.pk])
     # The other player is no longer seated: no name, no table link, but the match is theirs.
     for username in ("host", "mate"):
-        theirs = row(client_for(mate), username)
+        theirs = row(signed_in(mate), username)
         assert "Secret room" not in theirs.text() and "private table" in theirs.text()
         assert not theirs.all("a", data_table_link=True)
         assert theirs.one("a", data_action="match").attrs["href"] == reverse(
             "match", args=[match.pk]
         )
     # Anybody else: nothing to follow.
-    for client in (client_for(), client_for(stranger)):
+    for client in (signed_in(), signed_in(stranger)):
         other = row(client, "mate")
         assert "Secret room" not in other.text() and "private table" in other.text()
         assert not other.all("a")
         assert other.attrs["data-result"] == "won"
 
 
-def test_the_profile_links_the_history_and_its_matches() -> None:
+def test_the_profile_links_the_history_and_its_matches(signed_in: SignedIn) -> None:
     ada = make_user("ada")
     match = stored_match(new_table("duz"), [ada, "random", "random", "random"], 1)
-    page = parse(client_for().get(reverse("profile", args=["ada"])).content)
+    page = parse(signed_in().get(reverse("profile", args=["ada"])).content)
     assert page.one("a", data_action="history").attrs["href"] == reverse(
         "player_history", args=["ada"]
     )
@@ -285,12 +281,12 @@ def test_the_profile_links_the_history_and_its_matches() -> None:
 
 
 # ----------------------------------------------------------------------------- the match page
-def test_the_scoreboard_and_the_chart_are_the_stored_hands() -> None:
+def test_the_scoreboard_and_the_chart_are_the_stored_hands(signed_in: SignedIn) -> None:
     table, users, match = played_out("okey51", {"hands": 3}, 1)
     hands = list(match.hands.order_by("number"))
     assert len(hands) == 3 and all(h.status == Hand.Status.FINISHED for h in hands)
 
-    page = match_page(client_for(), match)
+    page = match_page(signed_in(), match)
 
     assert scoreboard(page) == {h.number: h.hand_scores for h in hands}
     start = engine.scoring.start_score("okey51", table.options)
@@ -325,11 +321,11 @@ def test_the_scoreboard_and_the_chart_are_the_stored_hands() -> None:
             assert row.one("td", data_finisher=True).text() == users[h.finisher].get_username()
 
 
-def test_the_chart_is_drawn_with_the_same_numbers_in_turkish() -> None:
+def test_the_chart_is_drawn_with_the_same_numbers_in_turkish(signed_in: SignedIn) -> None:
     """SVG reads coordinates with a decimal point: a Turkish page ("236,0") drew no chart."""
     _table, _users, match = played_out("okey51", {"hands": 3}, 1)
-    english = match_page(client_for(), match).one("svg", data_chart=True)
-    turkish = match_page(client_for(), match, "", language="tr").one("svg", data_chart=True)
+    english = match_page(signed_in(), match).one("svg", data_chart=True)
+    turkish = match_page(signed_in(), match, "", language="tr").one("svg", data_chart=True)
     numeric = ("x", "y", "x1", "x2", "y1", "y2", "cx", "cy", "width", "height")
     for svg in (english, turkish):
         for node in svg.all():
@@ -339,17 +335,17 @@ def test_the_chart_is_drawn_with_the_same_numbers_in_turkish() -> None:
     assert [(n.tag, n.attrs) for n in turkish.all()] == [(n.tag, n.attrs) for n in english.all()]
 
 
-def test_bots_are_named_by_seat_with_their_level() -> None:
+def test_bots_are_named_by_seat_with_their_level(signed_in: SignedIn) -> None:
     """Three bots at one table are told apart, as the table itself names them."""
     table = bot_table("duz", level="random")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(31))
     play_match_with_bots(match, random.Random(31))
-    page = match_page(client_for(), match)
+    page = match_page(signed_in(), match)
     heads = [th.text() for th in page.one("table", data_scoreboard=True).all("th", data_seat=True)]
     assert [h.rstrip(" ★") for h in heads] == [f"Bot {n} (random)" for n in range(1, 5)]
 
 
-def test_a_live_hand_is_being_played_with_no_scores() -> None:
+def test_a_live_hand_is_being_played_with_no_scores(signed_in: SignedIn) -> None:
     table, users = user_table("okey51", {"hands": 3})
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(41))
     rng = random.Random(41)
@@ -358,7 +354,7 @@ def test_a_live_hand_is_being_played_with_no_scores() -> None:
     live = play_hand(match.hands.get(number=2), users, rng, moves=12)
     assert live.status == Hand.Status.PLAYING
 
-    page = match_page(client_for(), match)
+    page = match_page(signed_in(), match)
 
     assert scoreboard(page) == {1: first.hand_scores, 2: None}
     row = page.one("tr", data_hand="2")
@@ -371,20 +367,22 @@ def test_a_live_hand_is_being_played_with_no_scores() -> None:
     assert [a.attrs["href"] for a in page.all("a", data_action="replay")] == [
         reverse("hand_replay", args=[first.pk])
     ]
-    mine = match_page(client_for(users[0]), match)
+    mine = match_page(signed_in(users[0]), match)
     assert reverse("hand_replay", args=[live.pk]) in [
         a.attrs["href"] for a in mine.all("a", data_action="replay")
     ]
     # No seed of a live hand, not even for its players.
-    html = client_for(users[0]).get(reverse("match", args=[match.pk])).content.decode()
+    html = signed_in(users[0]).get(reverse("match", args=[match.pk])).content.decode()
     assert live.seed not in html
 
 
-def test_an_unknown_match_is_404() -> None:
-    assert client_for().get(reverse("match", args=[987654])).status_code == 404
+def test_an_unknown_match_is_404(signed_in: SignedIn) -> None:
+    assert signed_in().get(reverse("match", args=[987654])).status_code == 404
 
 
-def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it() -> None:
+def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it(
+    signed_in: SignedIn,
+) -> None:
     table, users, match = played_out("duz", {}, 2)
     Table.objects.filter(pk=table.pk).update(is_private=True)
     actions.stand(table, users[1])  # no longer seated: only having played lets them in
@@ -392,15 +390,15 @@ def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it() -> No
     url = reverse("match", args=[match.pk])
     invite = f"?invite={table.invite_token}"
 
-    for client in (client_for(), client_for(stranger)):
+    for client in (signed_in(), signed_in(stranger)):
         assert client.get(url).status_code == 404
         assert client.get(url + "?invite=wrong").status_code == 404
-    page = match_page(client_for(stranger), match, invite)
+    page = match_page(signed_in(stranger), match, invite)
     # Its links keep the invite.
     assert page.one("a", data_action="download-match").attrs["href"].endswith(invite)
     for a in page.all("a", data_action="replay"):
         assert a.attrs["href"].endswith(invite)
-        assert client_for(stranger).get(a.attrs["href"]).status_code == 200
-    assert client_for(users[1]).get(url).status_code == 200
+        assert signed_in(stranger).get(a.attrs["href"]).status_code == 200
+    assert signed_in(users[1]).get(url).status_code == 200
     assert not table.seats.filter(user=users[1]).exists()
-    assert client_for(users[0]).get(url).status_code == 200  # still seated
+    assert signed_in(users[0]).get(url).status_code == 200  # still seated

@@ -30,6 +30,7 @@ from games.models import Hand, Seat, Table
 from tests.play import random_move, seed_of, store_random_hand
 from tests.sockets import (
     Loss,
+    TableSockets,
     cookie_for,
     drain,
     live_frames,
@@ -37,7 +38,7 @@ from tests.sockets import (
     socket,
     version_of,
 )
-from tests.users import make_user
+from tests.users import SignedIn, client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -46,12 +47,6 @@ HTMX = {"HX-Request": "true"}
 WRONG = "not-the-invite"
 NOT_HOST = "Only the table's host may do that."
 _NAMES = itertools.count()
-
-
-def signed_in(user: Any) -> Client:
-    client = Client()
-    client.force_login(user)
-    return client
 
 
 @dataclass
@@ -206,7 +201,7 @@ def table_requests(p: Private, invite: str | None) -> list[tuple[str, str, Any, 
 
 def viewers() -> dict[str, Client]:
     """Who may not see the table: an anonymous visitor and a signed-in stranger."""
-    return {"anonymous": Client(), "stranger": signed_in(make_user(f"stranger{next(_NAMES)}"))}
+    return {"anonymous": Client(), "stranger": client_for(make_user(f"stranger{next(_NAMES)}"))}
 
 
 def assert_like_missing(p: Private, invite: str | None) -> int:
@@ -257,7 +252,9 @@ def test_every_table_endpoint_answers_a_playing_private_table_like_a_missing_one
     assert assert_like_missing(p, invite) > 100
 
 
-def test_the_same_requests_with_the_invite_are_answered_as_the_table_it_is() -> None:
+def test_the_same_requests_with_the_invite_are_answered_as_the_table_it_is(
+    signed_in: SignedIn,
+) -> None:
     """The comparison above can fail: with the invite the table is there."""
     p = open_private()
     stranger = signed_in(make_user("fan"))
@@ -333,13 +330,21 @@ def test_hand_and_match_pages_of_a_private_table_answer_like_missing_ones() -> N
     assert Client().get(f"/hands/{finished.pk}/?invite={token}").status_code == 200
 
 
-@pytest.mark.django_db(transaction=True)
-async def test_the_table_socket_refuses_a_private_table_like_a_missing_one() -> None:
-    def setup() -> tuple[int, str]:
-        p = playing_private(4)
-        return p.table.pk, cookie_for(make_user("stranger"))
+@pytest.fixture
+def a_private_match(transactional_db: None) -> Private:
+    return playing_private(4)
 
-    table_id, stranger = await database_sync_to_async(setup)()
+
+@pytest.fixture
+def stranger_cookie(transactional_db: None) -> str:
+    return cookie_for(make_user("stranger"))
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_the_table_socket_refuses_a_private_table_like_a_missing_one(
+    a_private_match: Private, stranger_cookie: str
+) -> None:
+    table_id, stranger = a_private_match.table.pk, stranger_cookie
     for cookie in ("", stranger):
         for query in ("", f"invite={WRONG}"):
             answers = []
@@ -355,7 +360,9 @@ def rotate_url(table: Table) -> str:
     return reverse("table_rotate_invite", args=[table.pk])
 
 
-def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table() -> None:
+def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table(
+    signed_in: SignedIn,
+) -> None:
     p = open_private()
     old = p.table.invite_token
     seats_before = state_of(p.table.pk)[2]
@@ -407,7 +414,7 @@ def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table() 
     assert f"?invite={newest}" in host.get(reverse("lobby")).content.decode()
 
 
-def test_only_the_host_may_rotate_and_a_refusal_changes_nothing() -> None:
+def test_only_the_host_may_rotate_and_a_refusal_changes_nothing(signed_in: SignedIn) -> None:
     p = open_private()
     token = p.table.invite_token
     before = state_of(p.table.pk)
@@ -470,58 +477,52 @@ async def _closed(ws: Any) -> int | None:
         assert 'class="discards"' not in out.get("text", ""), "a frame of the board came"
 
 
+@pytest.fixture
+def a_watched_private_match(transactional_db: None) -> tuple[Private, str, str]:
+    """A private match, the cookie of its seat 1, and a fan's (who came with the invite)."""
+    p = playing_private(6)
+    return p, cookie_for(p.players[1]), cookie_for(make_user("fan"))
+
+
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("lost", [False, True])
 async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(
     lost: bool,
     loss: Loss,  # noqa: F811 - the fixture
+    a_watched_private_match: tuple[Private, str, str],
+    table_socket: TableSockets,
 ) -> None:
     """At once when the rotation's message arrives; if it is lost, at the next move (the
     rotation counts as a change of who may see what)."""
     rng = random.Random(5)
-
-    def setup() -> tuple[int, list[Any], str, str, str]:
-        p = playing_private(6)
-        return (
-            p.table.pk,
-            p.players,
-            p.table.invite_token,
-            cookie_for(p.players[1]),
-            cookie_for(make_user("fan")),
-        )
-
-    table_id, players, old, player_cookie, fan_cookie = await database_sync_to_async(setup)()
-    player = socket(table_id, player_cookie)
-    fans = [socket(table_id, fan_cookie, f"invite={old}"), socket(table_id, "", f"invite={old}")]
-    assert (await player.connect(timeout=5))[0]
+    p, player_cookie, fan_cookie = a_watched_private_match
+    table_id, players, old = p.table.pk, p.players, p.table.invite_token
+    player = await table_socket(table_id, player_cookie)
+    fans = [
+        await table_socket(table_id, cookie, f"invite={old}", first_frame=False)
+        for cookie in (fan_cookie, "")
+    ]
+    await drain(player)
     for fan in fans:
-        assert (await fan.connect(timeout=5))[0]
-    try:
-        await drain(player)
+        seen = live_frames(await drain(fan))
+        assert seen and 'class="discards"' in seen[-1]
+    loss.armed = lost
+    await database_sync_to_async(actions.rotate_invite)(table_id, by=players[0])
+    if lost:
+        assert [m["type"] for m in loss.lost] == ["table.changed"]
         for fan in fans:
-            seen = live_frames(await drain(fan))
-            assert seen and 'class="discards"' in seen[-1]
-        loss.armed = lost
-        await database_sync_to_async(actions.rotate_invite)(table_id, by=players[0])
-        if lost:
-            assert [m["type"] for m in loss.lost] == ["table.changed"]
-            for fan in fans:
-                assert live_frames(await drain(fan)) == []  # nothing told them yet
-            loss.armed = False
-        version = await database_sync_to_async(_play_one)(table_id, players, rng)
-        for fan in fans:
-            assert await _closed(fan) == 4404
-        # The seated player goes on receiving the hand.
-        frames = live_frames(await drain(player))
-        assert frames and version_of(frames[-1]) == version
-        # And the old link opens no socket any more.
-        again = socket(table_id, fan_cookie, f"invite={old}")
-        assert not (await again.connect(timeout=5))[0]
-        await again.disconnect()
-    finally:
-        await player.disconnect()
-        for fan in fans:
-            await fan.disconnect()
+            assert live_frames(await drain(fan)) == []  # nothing told them yet
+        loss.armed = False
+    version = await database_sync_to_async(_play_one)(table_id, players, rng)
+    for fan in fans:
+        assert await _closed(fan) == 4404
+    # The seated player goes on receiving the hand.
+    frames = live_frames(await drain(player))
+    assert frames and version_of(frames[-1]) == version
+    # And the old link opens no socket any more.
+    again = socket(table_id, fan_cookie, f"invite={old}")
+    assert not (await again.connect(timeout=5))[0]
+    await again.disconnect()
 
 
 def test_the_host_rotates_the_invite_from_the_table_page_and_the_lobby_in_a_browser(

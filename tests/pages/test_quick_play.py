@@ -18,8 +18,8 @@ from games.catalog import ensure_variants
 from games.models import Abandonment, Match, Table
 from tests.markup import Node, form_values, parse
 from tests.play import bot_table, seed_of
-from tests.test_translations import compiled, turkish_client  # noqa: F401  (a fixture)
-from tests.users import make_user
+from tests.test_translations import compiled  # noqa: F401  (a fixture)
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -29,12 +29,6 @@ HTMX = {"HX-Request": "true"}
 @pytest.fixture(autouse=True)
 def _variants(db: None) -> None:
     ensure_variants()
-
-
-def signed_in(user: Any, **kwargs: Any) -> Client:
-    client = Client(**kwargs)
-    client.force_login(user)
-    return client
 
 
 def page_of(client: Client, url: str) -> Node:
@@ -97,7 +91,7 @@ def test_play_now_seats_an_anonymous_visitor_as_a_guest_at_a_forming_table() -> 
     assert Table.objects.count() == 1 and table.seats.filter(user__isnull=False).count() == 2
 
 
-def test_practice_still_starts_at_once_with_three_bots() -> None:
+def test_practice_still_starts_at_once_with_three_bots(signed_in: SignedIn) -> None:
     client = signed_in(make_user("ayse"))
     response = client.post(reverse("practice"), {"variant": "duz", "level": "expert"})
     table = Table.objects.get()
@@ -108,7 +102,7 @@ def test_practice_still_starts_at_once_with_three_bots() -> None:
 
 
 # ----------------------------------------------------------------------------- the waiting panel
-def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left() -> None:
+def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left(signed_in: SignedIn) -> None:
     ayse = make_user("ayse", display_name="Ayşe")
     can = make_user("can")
     table = actions.quick_play(ayse, "classic", level="expert")
@@ -145,7 +139,9 @@ def test_the_waiting_panel_shows_who_sat_down_and_the_seconds_left() -> None:
     assert not onlooker.all(data_action="start-with-bots")
 
 
-def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come() -> None:
+def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come(
+    signed_in: SignedIn,
+) -> None:
     """The last person stood up: at the countdown's end the clock closes the table (no bots
     for nobody), and the panel says so instead of counting down to bots."""
     ayse = make_user("ayse")
@@ -160,7 +156,9 @@ def test_a_forming_table_nobody_waits_at_says_it_closes_not_that_bots_come() -> 
     assert Table.objects.get(pk=table.pk).status == Table.Status.FINISHED
 
 
-def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled() -> None:
+def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled(
+    signed_in: SignedIn,
+) -> None:
     ayse = make_user("ayse")
     table = actions.quick_play(ayse, "classic", level="expert")
     client = signed_in(ayse)
@@ -191,11 +189,14 @@ def test_start_now_with_bots_starts_the_match_and_the_bots_are_labelled() -> Non
     assert "This table is no longer waiting for players." in again.content.decode()
 
 
-def test_a_forming_tables_waiting_panel_speaks_turkish(compiled: None) -> None:  # noqa: F811
+def test_a_forming_tables_waiting_panel_speaks_turkish(
+    compiled: None,  # noqa: F811
+    signed_in: SignedIn,
+) -> None:
     ayse = make_user("ayse")
     table = actions.quick_play(ayse, "duz", level="greedy")
     actions.quick_play(make_user("can"), "duz")
-    panel = controls(turkish_client(ayse), table).one(data_quick=True)
+    panel = controls(signed_in(ayse, language="tr"), table).one(data_quick=True)
     assert panel.one("h2").text() == "Oyuncular bekleniyor: 2 / 4 koltuk dolu"
     seconds = panel.one("span", data_quick_wait=True).text()
     assert seconds.endswith(" sn")
@@ -203,7 +204,8 @@ def test_a_forming_tables_waiting_panel_speaks_turkish(compiled: None) -> None: 
         f"Boş koltuklara {seconds} sonra botlar (kolay) oturacak."
     )
     assert panel.one("button", data_action="start-with-bots").text() == "Botlarla hemen başla"
-    lobby = parse(turkish_client().get(reverse("lobby")).content).one("section", class_="play-now")
+    lobby = parse(signed_in(language="tr").get(reverse("lobby")).content)
+    lobby = lobby.one("section", class_="play-now")
     assert lobby.one("button", data_action="play-now", data_variant="duz").text() == "Hemen oyna"
     practice = lobby.one("button", data_action="practice", data_variant="duz")
     assert practice.text() == "Botlarla alıştırma"
@@ -240,10 +242,11 @@ def test_a_player_who_left_often_is_told_why_and_for_how_long(
     compiled: None,  # noqa: F811
     language: str,
     words: str,
+    signed_in: SignedIn,
 ) -> None:
     ayse = make_user("ayse")
     left_three_matches(ayse, latest_minutes_ago=3.5)  # 6.5 minutes left: "7 minutes"
-    client = turkish_client(ayse) if language == "tr" else signed_in(ayse)
+    client = signed_in(ayse, language="tr") if language == "tr" else signed_in(ayse)
     tables = Table.objects.count()
 
     response = client.post(reverse("play_now"), {"variant": "classic"}, follow=True)
@@ -255,7 +258,7 @@ def test_a_player_who_left_often_is_told_why_and_for_how_long(
     assert not ayse.seats.exists()
 
 
-def test_the_last_minute_is_said_as_one_minute() -> None:
+def test_the_last_minute_is_said_as_one_minute(signed_in: SignedIn) -> None:
     ayse = make_user("ayse")
     left_three_matches(ayse, latest_minutes_ago=9.8)
     response = signed_in(ayse).post(reverse("play_now"), {"variant": "classic"}, follow=True)

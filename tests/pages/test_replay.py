@@ -22,14 +22,13 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from django.test import Client
 from django.urls import reverse
 
 from games import actions, audit, engine, policy
 from games.engine.scenario import check, run_scenario
 from games.models import ChatMessage, Hand, Match, Move, Table
 from tests.play import play_hand, seed_of, user_table
-from tests.users import make_user
+from tests.users import SignedIn, client_for, make_user
 
 pytestmark = pytest.mark.django_db
 VARIANTS = list(engine.VARIANTS)
@@ -53,13 +52,6 @@ def finished_hand(variant: str, n: int = 0, **table_kwargs: Any) -> tuple[Table,
     hand = play_hand(match.hands.get(), users, random.Random(n))
     assert hand.status == Hand.Status.FINISHED
     return table, users, hand
-
-
-def client_for(user: Any = None) -> Client:
-    client = Client()
-    if user is not None:
-        client.force_login(user)
-    return client
 
 
 def engine_at(hand: Hand, step: int) -> engine.Hand:
@@ -152,12 +144,14 @@ def test_only_players_replay_a_live_hand_and_the_table_s_viewers_a_finished_one(
 
 # ----------------------------------------------------------------------------- a live hand
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_a_player_replays_a_live_hand_seeing_only_their_own_rack(variant: str) -> None:
+def test_a_player_replays_a_live_hand_seeing_only_their_own_rack(
+    variant: str, signed_in: SignedIn
+) -> None:
     table, users, hand = live_hand(variant, VARIANTS.index(variant))
     last = hand.version
     assert last >= 8
     for seat in range(table.players):
-        client = client_for(users[seat])
+        client = signed_in(users[seat])
         for step in sorted({0, 1, last // 2, last}):
             page = client.get(step_url(hand, step)).content.decode()
             eng = engine_at(hand, step)
@@ -178,10 +172,10 @@ def test_a_player_replays_a_live_hand_seeing_only_their_own_rack(variant: str) -
             # The hidden tiles are many: a leak would have shown.
             assert sum(len(r) for k, r in enumerate(eng.racks) if k != seat) > 20
     # Not beyond the hand's current version.
-    assert client_for(users[0]).get(step_url(hand, last + 1)).status_code == 404
+    assert signed_in(users[0]).get(step_url(hand, last + 1)).status_code == 404
 
 
-def test_nobody_else_sees_a_live_hand() -> None:
+def test_nobody_else_sees_a_live_hand(signed_in: SignedIn) -> None:
     table, users, hand = live_hand("okey51", 5)
     stranger = make_user("stranger")
     staff = make_user("staffer", staff=True)
@@ -192,29 +186,29 @@ def test_nobody_else_sees_a_live_hand() -> None:
         reverse("hand_scenario", args=[hand.pk]),
     ]
     for who in [None, stranger, staff]:
-        client = client_for(who)
+        client = signed_in(who)
         for url in urls:
             response = client.get(url)
             assert response.status_code == 404, (who, url)
             assert hand.seed not in response.content.decode()
     # A live hand is not exported, not even to its players.
-    assert client_for(users[0]).get(urls[3]).status_code == 404
+    assert signed_in(users[0]).get(urls[3]).status_code == 404
 
 
-def test_a_live_hand_s_deal_check_shows_its_commitment_only() -> None:
+def test_a_live_hand_s_deal_check_shows_its_commitment_only(signed_in: SignedIn) -> None:
     table, users, hand = live_hand("classic", 6)
-    page = client_for(users[2]).get(reverse("hand_verify", args=[hand.pk])).content.decode()
+    page = signed_in(users[2]).get(reverse("hand_verify", args=[hand.pk])).content.decode()
     assert hand.commitment in page
     assert hand.seed not in page
     assert "data-check" not in page and "data-dealt" not in page and "data-tile" not in page
 
 
-def test_the_match_export_names_a_live_hand_without_its_seed_or_moves() -> None:
+def test_the_match_export_names_a_live_hand_without_its_seed_or_moves(signed_in: SignedIn) -> None:
     table, users, hand = live_hand("gobek17", 7)
     stranger = make_user("stranger")
     url = reverse("match_export", args=[hand.match_id])
     for who in [None, stranger, users[0]]:
-        response = client_for(who).get(url)
+        response = signed_in(who).get(url)
         assert response.status_code == 200
         text = response.content.decode()
         data = json.loads(text)
@@ -228,12 +222,14 @@ def test_the_match_export_names_a_live_hand_without_its_seed_or_moves() -> None:
 
 # ----------------------------------------------------------------------------- a finished hand
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_everyone_replays_a_finished_hand_with_every_rack(variant: str) -> None:
+def test_everyone_replays_a_finished_hand_with_every_rack(
+    variant: str, signed_in: SignedIn
+) -> None:
     table, users, hand = finished_hand(variant, VARIANTS.index(variant))
     last = hand.version
     stranger = make_user("stranger")
     for who in [None, stranger, users[1]]:
-        client = client_for(who)
+        client = signed_in(who)
         for step in sorted({0, last // 3, last}):
             response = client.get(step_url(hand, step))
             assert response.status_code == 200
@@ -249,11 +245,11 @@ def test_everyone_replays_a_finished_hand_with_every_rack(variant: str) -> None:
             assert f"<code data-commitment>{hand.commitment}</code>" in page
             assert reverse("hand_verify", args=[hand.pk]) in page
     # /hands/<id>/ is the deal (step 0).
-    page = client_for().get(reverse("hand_replay", args=[hand.pk])).content.decode()
+    page = signed_in().get(reverse("hand_replay", args=[hand.pk])).content.decode()
     assert 'data-step="0"' in page
 
 
-def test_a_private_table_s_finished_hand_needs_the_invite() -> None:
+def test_a_private_table_s_finished_hand_needs_the_invite(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 3, is_private=True)
     stranger = make_user("stranger")
     staff = make_user("staffer", staff=True)
@@ -265,13 +261,13 @@ def test_a_private_table_s_finished_hand_needs_the_invite() -> None:
         reverse("match_export", args=[hand.match_id]),
     ]
     for url in urls:
-        assert client_for().get(url).status_code == 404
-        assert client_for(stranger).get(url).status_code == 404
-        assert client_for(stranger).get(url + invite).status_code == 200
-        assert client_for(staff).get(url).status_code == 200
-        assert client_for(users[3]).get(url).status_code == 200
+        assert signed_in().get(url).status_code == 404
+        assert signed_in(stranger).get(url).status_code == 404
+        assert signed_in(stranger).get(url + invite).status_code == 200
+        assert signed_in(staff).get(url).status_code == 200
+        assert signed_in(users[3]).get(url).status_code == 200
     # The replay's links keep the invite.
-    page = client_for().get(urls[0] + invite).content.decode()
+    page = signed_in().get(urls[0] + invite).content.decode()
     assert f'hx-get="{step_url(hand, 1, invite)}"' in page
 
 
@@ -313,10 +309,10 @@ def expected_words(m: Move, names: list[str]) -> list[str]:
 
 
 @pytest.mark.parametrize("variant", ["classic", "okey51"])
-def test_every_step_has_its_own_url_and_says_its_move(variant: str) -> None:
+def test_every_step_has_its_own_url_and_says_its_move(variant: str, signed_in: SignedIn) -> None:
     table, users, hand = finished_hand(variant, 10 + VARIANTS.index(variant))
     names = [u.get_username() for u in users]
-    client = client_for()
+    client = signed_in()
     moves = list(hand.moves.order_by("number"))
     for m in moves:
         response = client.get(step_url(hand, m.number))
@@ -343,9 +339,9 @@ def test_every_step_has_its_own_url_and_says_its_move(variant: str) -> None:
     assert "finished the hand" in finisher_words or "ran dry" in finisher_words
 
 
-def test_htmx_gets_the_step_fragment_and_the_page_has_the_keys_script() -> None:
+def test_htmx_gets_the_step_fragment_and_the_page_has_the_keys_script(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 21)
-    client = client_for()
+    client = signed_in()
     fragment = client.get(step_url(hand, 2), headers={"HX-Request": "true"})
     html = fragment.content.decode()
     assert html.lstrip().startswith('<div id="replay-step"')
@@ -363,9 +359,9 @@ def test_htmx_gets_the_step_fragment_and_the_page_has_the_keys_script() -> None:
         assert key in script
 
 
-def test_the_table_s_end_of_hand_section_links_to_the_replay() -> None:
+def test_the_table_s_end_of_hand_section_links_to_the_replay(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("classic", 22)
-    page = client_for(users[0]).get(reverse("table", args=[table.pk])).content.decode()
+    page = signed_in(users[0]).get(reverse("table", args=[table.pk])).content.decode()
     section = page.split("data-hand-over")[1]
     assert f'href="{reverse("hand_replay", args=[hand.pk])}" data-action="replay"' in section
 
@@ -425,7 +421,7 @@ def test_the_scenario_command_line_replays_an_export(tmp_path: Path) -> None:
     assert out["hand_scores"] == hand.hand_scores
 
 
-def test_the_match_export_has_hands_players_and_totals_but_never_chat() -> None:
+def test_the_match_export_has_hands_players_and_totals_but_never_chat(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("okey51", 50)
     match = Match.objects.get(pk=hand.match_id)
     ChatMessage.objects.create(
@@ -433,7 +429,7 @@ def test_the_match_export_has_hands_players_and_totals_but_never_chat() -> None:
     )
     ChatMessage.objects.create(table=table, user=users[1], author="p1", text="BEFORE-MATCH-LINE")
     ChatMessage.objects.create(table=table, match=match, author="p2", canned="good_game")
-    response = client_for().get(reverse("match_export", args=[match.pk]))
+    response = signed_in().get(reverse("match_export", args=[match.pk]))
     assert response.status_code == 200
     text = response.content.decode()
     assert "SECRET-CHAT-LINE" not in text and "BEFORE-MATCH-LINE" not in text
@@ -461,23 +457,25 @@ def test_the_match_export_has_hands_players_and_totals_but_never_chat() -> None:
         assert entry["live"] and "seed" not in entry and live.seed not in text
 
 
-def test_bots_are_exported_by_level() -> None:
+def test_bots_are_exported_by_level(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     actions.stand(table, users[2])
     actions.add_bot(table, 2, "strong", by=actions.SYSTEM)
     actions.start_match(table, by=actions.SYSTEM, seed=seed_of(60))
     data = json.loads(
-        client_for().get(reverse("match_export", args=[table.matches.get().pk])).content
+        signed_in().get(reverse("match_export", args=[table.matches.get().pk])).content
     )
     assert data["players"][2] == {"seat": 2, "bot": "strong", "team": None}
     assert data["players"][0]["user"] == users[0].get_username()
 
 
 # ----------------------------------------------------------------------------- the fair deal
-def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed() -> None:
+def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed(
+    signed_in: SignedIn,
+) -> None:
     table, users, hand = finished_hand("gobek17", 70)
     url = reverse("hand_verify", args=[hand.pk])
-    page = client_for().get(url).content.decode()
+    page = signed_in().get(url).content.decode()
     assert 'data-verified="true"' in page
     for key in ("commitment", "deal", "moves", "version", "snapshot", "result", "audit"):
         assert f'data-check="{key}" data-passed="true"' in page
@@ -496,7 +494,7 @@ def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed() -> No
     assert out.getvalue().count(": passed") == 7
 
     Hand.objects.filter(pk=hand.pk).update(seed=seed_of(71))
-    page = client_for().get(url).content.decode()
+    page = signed_in().get(url).content.decode()
     assert 'data-verified="false"' in page
     assert 'data-check="commitment" data-passed="false"' in page
     assert 'data-check="deal" data-passed="false"' in page
@@ -507,7 +505,7 @@ def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed() -> No
     assert f"hand {hand.pk}: deal: FAILED" in err.getvalue()
 
 
-def test_the_deal_check_finds_a_changed_move_log() -> None:
+def test_the_deal_check_finds_a_changed_move_log(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 72)
     checks = {c.key: c.ok for c in audit.deal_checks(hand)}
     assert all(checks.values()), checks
@@ -521,8 +519,8 @@ def test_the_deal_check_finds_a_changed_move_log() -> None:
     assert checks["commitment"] and checks["deal"]
     assert not checks["moves"] and not checks["audit"]
     # The replay says so from the changed move on, and points to the check.
-    assert client_for().get(step_url(hand, 0)).status_code == 200
-    response = client_for().get(step_url(hand, hand.version))
+    assert signed_in().get(step_url(hand, 0)).status_code == 200
+    response = signed_in().get(step_url(hand, hand.version))
     assert response.status_code == 409
     assert reverse("hand_verify", args=[hand.pk]) in response.content.decode()
 
@@ -532,16 +530,16 @@ def test_the_command_fails_for_a_missing_hand() -> None:
         call_command("verify_deal", "999999", stdout=StringIO(), stderr=StringIO())
 
 
-def test_the_rules_pages_explain_how_to_check_a_deal() -> None:
-    page = client_for().get(reverse("rules", args=["okey51"])).content.decode()
+def test_the_rules_pages_explain_how_to_check_a_deal(signed_in: SignedIn) -> None:
+    page = signed_in().get(reverse("rules", args=["okey51"])).content.decode()
     assert 'id="fair-deal"' in page
     assert "SHA-256" in page.split('id="fair-deal"')[1]
 
 
-def test_the_deal_check_speaks_the_readers_language() -> None:
+def test_the_deal_check_speaks_the_readers_language(signed_in: SignedIn) -> None:
     """Its details were English in a Turkish page ("122 moves", "hand scores [0, 0, 0, 0]")."""
     _table, _users, hand = finished_hand("classic", 73)
-    client = client_for()
+    client = signed_in()
     client.cookies["django_language"] = "tr"
     page = client.get(reverse("hand_verify", args=[hand.pk])).content.decode()
     details = re.findall(r'<span class="verify-detail">(.*?)</span>', page, re.S)

@@ -19,6 +19,7 @@ from games.engine import layout
 from games.models import Match, Seat
 from tests.markup import parse
 from tests.play import connect, play_hand, seed_of, user_table
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db
 
@@ -35,12 +36,11 @@ def test_it_lists_tables_and_shows_who_is_away() -> None:
     assert users[2].username in page
 
 
-def test_it_shows_a_player_only_their_own_rack() -> None:
+def test_it_shows_a_player_only_their_own_rack(signed_in: SignedIn) -> None:
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(32))
     eng = match.hands.get().engine_hand()
-    client = Client()
-    client.force_login(users[1])
+    client = signed_in(users[1])
     page = client.get(reverse("table", args=[table.pk])).content.decode()
     rack = page.split('class="rack"')[1].split("rack-tools")[0]
     assert rack.count("data-tile=") == len(eng.racks[1])
@@ -49,12 +49,11 @@ def test_it_shows_a_player_only_their_own_rack() -> None:
     assert match.hands.get().seed not in page
 
 
-def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
+def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack(signed_in: SignedIn) -> None:
     table, users = user_table("classic")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
     view = match.hands.get().engine_hand().view(2)
-    client = Client()
-    client.force_login(users[2])
+    client = signed_in(users[2])
     page = client.get(reverse("table", args=[table.pk])).content.decode()
     for by in layout.SORTS:
         tag = re.search(r'<button[^>]*data-sort="' + by + r'"[^>]*>', page)
@@ -69,11 +68,11 @@ def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack() -> None:
 @pytest.mark.parametrize("variant", engine.VARIANTS)
 def test_the_show_indicator_button_is_at_the_tables_whose_variant_has_the_show(
     variant: str,
+    signed_in: SignedIn,
 ) -> None:
     table, users = user_table(variant)
     actions.start_match(table, by=actions.SYSTEM, seed=seed_of(34))
-    client = Client()
-    client.force_login(users[0])
+    client = signed_in(users[0])
     page = client.get(reverse("table", args=[table.pk])).content.decode()
     assert ('data-action="show_indicator"' in page) == engine.has_indicator_show(variant)
     assert engine.has_indicator_show(variant) == (variant == "classic")
@@ -173,13 +172,12 @@ def test_it_shows_table_melds_and_discards_to_everyone() -> None:
     assert shown in page
 
 
-def test_pages_showing_a_rack_are_never_cached() -> None:
+def test_pages_showing_a_rack_are_never_cached(signed_in: SignedIn) -> None:
     """The table page of a seated player, and the move endpoint's answers, show a rack: no
     shared cache keeps them, nor the browser's (another person at the same computer)."""
     table, users = user_table("duz")
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(33))
-    client = Client()
-    client.force_login(users[1])
+    client = signed_in(users[1])
     page = client.get(reverse("table", args=[table.pk]))
     for word in ("private", "no-store"):
         assert word in page["Cache-Control"]

@@ -13,8 +13,8 @@ from django.urls import reverse
 from games import actions, limits
 from games.catalog import ensure_variants
 from games.models import Table
-from tests.pages.test_lobby import home, post_new_table, signed_in
-from tests.users import make_user
+from tests.pages.test_lobby import home, post_new_table
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +31,7 @@ def lobby_tables(client: Client) -> list[str]:
     return [a.text() for a in home(client).all("a", class_="table-name")]
 
 
-def test_one_account_cannot_push_the_other_tables_out_of_the_lobby() -> None:
+def test_one_account_cannot_push_the_other_tables_out_of_the_lobby(signed_in: SignedIn) -> None:
     others = [
         actions.open_table(variant="duz", user=make_user(f"other{i}"), name=f"Other {i}")
         for i in range(3)
@@ -51,7 +51,7 @@ def test_one_account_cannot_push_the_other_tables_out_of_the_lobby() -> None:
     assert Table.objects.filter(name="Again").exists()
 
 
-def test_the_guests_of_one_address_share_a_cap() -> None:
+def test_the_guests_of_one_address_share_a_cap(signed_in: SignedIn) -> None:
     address = "203.0.113.50"
     made = 0
     for i in range(limits.OPEN_TABLES_PER_GUEST_ADDRESS + 2):
@@ -67,7 +67,9 @@ def test_the_guests_of_one_address_share_a_cap() -> None:
     assert Table.objects.filter(name__in=["Elsewhere", "Member's"]).count() == 2
 
 
-def test_one_address_may_ask_for_only_so_many_new_tables_an_hour(settings: Any) -> None:
+def test_one_address_may_ask_for_only_so_many_new_tables_an_hour(
+    settings: Any, signed_in: SignedIn
+) -> None:
     address = "192.0.2.77"
     for i in range(limits.NEW_TABLES_PER_HOUR):
         client = signed_in(make_user(f"p{i}"), REMOTE_ADDR=address)

@@ -13,7 +13,7 @@ from games import actions, reads
 from games.catalog import ensure_variants
 from games.models import Table
 from tests.markup import form_values, parse
-from tests.users import make_user
+from tests.users import client_for, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -27,8 +27,7 @@ def variants(db: None) -> None:
 
 
 def post_new_table(name: str) -> Table:
-    client = Client()
-    client.force_login(make_user("host"))
+    client = client_for(make_user("host"))
     response = client.get(reverse("new_table"), {"variant": "duz"}, headers=HTMX)
     data = form_values(parse(response.content).one("form", id="new-table"))
     response = client.post(reverse("new_table"), {**data, "name": name})

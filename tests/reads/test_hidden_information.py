@@ -23,7 +23,8 @@ from games import actions, engine
 from games.models import Hand, Table
 from tests.markup import allowed, assert_hidden
 from tests.play import connect, random_move, seed_of, user_table
-from tests.sockets import cookie_for, socket
+from tests.sockets import Players, TableSockets, cookie_for
+from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 VARIANTS = list(engine.VARIANTS)
@@ -48,15 +49,15 @@ def played_table(variant: str, n: int) -> tuple[Table, list[Any], Hand]:
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_it_shows_spectators_and_other_seats_no_hidden_tile(variant: str) -> None:
+def test_it_shows_spectators_and_other_seats_no_hidden_tile(
+    variant: str, signed_in: SignedIn
+) -> None:
     table, users, hand = played_table(variant, VARIANTS.index(variant))
     public = hand.public_view()
     url = reverse("table", args=[table.pk])
     assert_hidden(Client().get(url).content.decode(), hand, allowed(public))
     for seat, user in enumerate(users):
-        client = Client()
-        client.force_login(user)
-        page = client.get(url).content.decode()
+        page = signed_in(user).get(url).content.decode()
         own = hand.view_for(seat)["rack"]
         assert_hidden(page, hand, allowed(public, own))
         # And the viewer's own rack is all there.
@@ -64,20 +65,23 @@ def test_it_shows_spectators_and_other_seats_no_hidden_tile(variant: str) -> Non
         assert Counter(re.findall(r'data-tile="([^"]+)"', rack)) == Counter(own)
 
 
-@pytest.mark.parametrize("variant", VARIANTS)
-async def test_it_sends_sockets_no_hidden_tile(variant: str) -> None:
-    def setup() -> tuple[int, str, Hand, dict[str, Any], list[str]]:
-        table, users, hand = played_table(variant, 10 + VARIANTS.index(variant))
-        return table.pk, cookie_for(users[2]), hand, hand.public_view(), hand.view_for(2)["rack"]
+@pytest.fixture
+def hand_of_the_variant(variant: str, transactional_db: None) -> Players:
+    """A hand of the test's ``variant`` well under way (``played_table``)."""
+    table, users, hand = played_table(variant, 10 + VARIANTS.index(variant))
+    return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
-    table_id, cookie, hand, public, rack = await database_sync_to_async(setup)()
+
+@pytest.mark.parametrize("variant", VARIANTS)
+async def test_it_sends_sockets_no_hidden_tile(
+    variant: str, hand_of_the_variant: Players, table_socket: TableSockets
+) -> None:
+    hand = hand_of_the_variant.hand
+    public, rack = hand.public_view(), hand.view_for(2)["rack"]
+    cookie = hand_of_the_variant.cookies[2]
     for who, may_see in [("", allowed(public)), (cookie, allowed(public, rack))]:
-        ws = socket(table_id, who)
-        connected, _ = await ws.connect(timeout=5)
-        assert connected
-        try:
-            frame = await ws.receive_from(timeout=5)
-        finally:
-            await ws.disconnect()
+        ws = await table_socket(hand_of_the_variant.table_id, who, first_frame=False)
+        frame = await ws.receive_from(timeout=5)
+        await ws.disconnect()
         assert 'id="table-live"' in frame
         await database_sync_to_async(assert_hidden)(frame, hand, may_see)

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.db.models import Q
-from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
@@ -23,7 +22,7 @@ from games import actions, reads
 from games.errors import NotAllowed
 from games.models import Hand, Match, Move, Participant, Presence, Seat, Table, Watcher
 from tests.play import connect, play_random_moves, seed_of, user_table
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -242,10 +241,9 @@ def test_a_private_table_refuses_a_state_as_it_refuses_a_read() -> None:
     assert reads.table_context(table.pk, stranger, token, state=state)["invite"] == token
 
 
-def test_the_page_reads_the_table_once() -> None:
+def test_the_page_reads_the_table_once(signed_in: SignedIn) -> None:
     table, users = played("okey51", moves=30)
-    client = Client()
-    client.force_login(users[0])
+    client = signed_in(users[0])
     url = reverse("table", args=[table.pk])
     client.get(url)
     with CaptureQueriesContext(connection) as queries:
