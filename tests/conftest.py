@@ -417,6 +417,15 @@ def chromium_page(chromium: Any) -> Any:
 
 # ------------------------------------------------------------------------- clients and sockets
 @pytest.fixture
+def variants(db: None) -> None:
+    """The variants' rows, which the migrations make: a transactional test before this one
+    may have flushed them (``pytest.mark.usefixtures("variants")`` for a whole module)."""
+    from games.catalog import ensure_variants
+
+    ensure_variants()
+
+
+@pytest.fixture
 def signed_in() -> "SignedIn":
     """``signed_in(user=None, language="", **client_kwargs)``: a test client signed in as
     ``user`` (``None``: an anonymous one), with a reader's language cookie if given, made by
@@ -460,3 +469,13 @@ async def table_socket() -> AsyncIterator["TableSockets"]:
     sockets = TableSockets()
     yield sockets
     await sockets.close_all()
+
+
+@pytest.fixture
+def private_table(transactional_db: None) -> Any:
+    """A private okey51 table nobody sits at yet (its ``invite_token`` lets people in)."""
+    from games import actions
+    from games.catalog import ensure_variants
+
+    ensure_variants()
+    return actions.create_table(variant="okey51", created_by=None, is_private=True)

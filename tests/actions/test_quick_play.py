@@ -25,14 +25,9 @@ from tests.live_daphne import fail_or_skip
 from tests.play import bot_table, seed_of
 from tests.users import SignedIn, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 # The module (``games.actions.quick_play`` is also the name of its function, exported there).
 quick = importlib.import_module("games.actions.quick_play")
-
-
-@pytest.fixture(autouse=True)
-def _variants(db: None) -> None:
-    ensure_variants()
 
 
 def people(table: Table) -> list[int | None]:

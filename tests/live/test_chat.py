@@ -16,7 +16,6 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import actions, chat
-from games.catalog import ensure_variants
 from games.errors import NotAllowed
 from games.models import ChatMessage, Table
 from tests.markup import chat_panel, page_of, texts
@@ -48,13 +47,6 @@ def boss(transactional_db: None) -> Any:
 def fan_cookie(transactional_db: None) -> str:
     """A signed-in spectator's."""
     return cookie_for(make_user("fan"))
-
-
-@pytest.fixture
-def private_table(transactional_db: None) -> Table:
-    """A private duz table, nobody seated yet."""
-    ensure_variants()
-    return actions.create_table(variant="duz", created_by=None, is_private=True)
 
 
 @pytest.fixture

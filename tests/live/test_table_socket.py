@@ -33,13 +33,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def private_table(transactional_db: None) -> Table:
-    """A private okey51 table, nobody seated yet."""
-    ensure_variants()
-    return actions.create_table(variant="okey51", created_by=None, is_private=True)
-
-
-@pytest.fixture
 def player_and_three_bots(transactional_db: None) -> Players:
     """A duz table of one player (seat 0) and three greedy bots, their match started."""
     ensure_variants()

@@ -37,7 +37,7 @@ from tests.play import play_match_with_bots, seed_of
 from tests.sockets import QueryCounter, cookie_for, lobby_sockets
 from tests.users import SignedIn, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
 HTMX = {"HX-Request": "true"}
 
@@ -76,11 +76,6 @@ def flashed(client: Client, response: HttpResponse) -> list[str]:
 
 
 # ----------------------------------------------------------------------------- fixtures
-@pytest.fixture(autouse=True)
-def _variants(db: None) -> None:
-    ensure_variants()  # a transactional test before this one may have flushed them
-
-
 def seats_state(table_id: int) -> list[tuple[int, int | None, str]]:
     return list(
         Seat.objects.filter(table_id=table_id)

@@ -14,21 +14,15 @@ from django.urls import reverse
 from django.utils import timezone
 
 from games import actions, engine
-from games.catalog import ensure_variants
 from games.models import Abandonment, Match, Table
 from tests.markup import Node, form_values, parse
 from tests.play import bot_table, seed_of
 from tests.test_translations import compiled  # noqa: F401  (a fixture)
 from tests.users import SignedIn, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
 HTMX = {"HX-Request": "true"}
-
-
-@pytest.fixture(autouse=True)
-def _variants(db: None) -> None:
-    ensure_variants()
 
 
 def page_of(client: Client, url: str) -> Node:

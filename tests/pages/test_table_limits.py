@@ -11,20 +11,11 @@ from django.test import Client
 from django.urls import reverse
 
 from games import actions, limits
-from games.catalog import ensure_variants
 from games.models import Table
 from tests.pages.test_lobby import home, post_new_table
 from tests.users import SignedIn, make_user
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def _variants(db: None) -> None:
-    # The cache is emptied by tests/conftest.py's _empty_cache, this worker's keys alone: a
-    # cache.clear() here emptied the shared Redis of every worker (another worker's count of
-    # new tables, mid-test, started again).
-    ensure_variants()
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
 
 def lobby_tables(client: Client) -> list[str]:

@@ -10,20 +10,14 @@ from django.urls import reverse
 from django.utils import translation
 
 from games import actions, reads
-from games.catalog import ensure_variants
 from games.models import Table
 from tests.markup import form_values, parse
 from tests.users import client_for, make_user
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
 SPOOF = "\u202enimda"  # reads "admin"
 HTMX = {"HX-Request": "true"}
-
-
-@pytest.fixture(autouse=True)
-def variants(db: None) -> None:
-    ensure_variants()
 
 
 def post_new_table(name: str) -> Table:
