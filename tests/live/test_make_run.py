@@ -3,7 +3,13 @@ load_demo, daphne with the clock inside, or beside it a run_clock worker with Re
 port and a SQLite file of its own, a demo player seated at a demo table with the table and
 lobby sockets open while the bots play, then SIGINT to the whole process group, as a
 terminal's Ctrl-C sends it. The Redis variant is skipped loudly without REDIS_URL (failed under
-CI=true)."""
+CI=true).
+
+`make run` is started as a terminal starts a foreground job: in a process group of its own, with
+SIGINT handled as by default. A test process may itself ignore SIGINT (a suite started as a
+background job, `make test &` or under `nohup`, does: a shell starts background jobs so), and a
+child started plainly would inherit that, and so would make and daphne: no Ctrl-C could stop
+them, however quick the server."""
 
 from __future__ import annotations
 
@@ -13,10 +19,12 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 from websockets.sync.client import connect
@@ -40,6 +48,35 @@ def make_run_env(port: int, database: Path, redis: bool) -> dict[str, str]:
     if redis:
         env["REDIS_URL"] = os.environ["REDIS_URL"]
     return env
+
+
+# Runs the command given after it with SIGINT and SIGQUIT at their defaults, as a shell runs a
+# foreground job (an ignored signal stays ignored across exec; a shell cannot undo that).
+FOREGROUND = (
+    "import os, signal, sys; "
+    "[signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGQUIT)]; "
+    "os.execvp(sys.argv[1], sys.argv[1:])"
+)
+
+
+def foreground_job(args: list[str], **popen: Any) -> subprocess.Popen[bytes]:
+    """``args`` started as a terminal's foreground job: its own process group (the one Ctrl-C
+    signals), SIGINT and SIGQUIT handled as by default whatever this process does with them."""
+    return subprocess.Popen(
+        [sys.executable, "-c", FOREGROUND, *args], start_new_session=True, **popen
+    )
+
+
+def signals_of(pid: str) -> str:
+    """The signal masks of a process (/proc: pending, blocked, ignored, caught), for a failure
+    message: SIGINT is bit 2 (0x2)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return "gone"
+    return " ".join(
+        line.replace("\t", "") for line in status.splitlines() if line.startswith("Sig")
+    )
 
 
 def group_members(pgid: int) -> list[str]:
@@ -99,14 +136,13 @@ def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> Non
     base = f"http://127.0.0.1:{port}"
     log_path = tmp_path / "make-run.log"
     with log_path.open("wb") as log:
-        make = subprocess.Popen(
+        make = foreground_job(
             ["make", "run"],
             cwd=BASE_DIR,
             env=make_run_env(port, tmp_path / "db.sqlite3", redis),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group, as a terminal's foreground job
         )
     pgid = make.pid
     sockets = contextlib.ExitStack()
@@ -139,6 +175,7 @@ def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> Non
         left = group_members(pgid)
         assert not left, (
             f"still running {STOPPED_WITHIN} s after Ctrl-C: {left}\n"
+            + "".join(f"{m.split()[0]}: {signals_of(m.split()[0])}\n" for m in left)
             + (log_path.read_text()[-3000:])
         )
         assert not answers(f"{base}/rules/")
@@ -148,3 +185,18 @@ def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> Non
         if group_members(pgid):
             os.killpg(pgid, signal.SIGKILL)
         make.poll()
+
+
+def test_a_foreground_job_takes_ctrl_c_even_when_the_suite_ignores_it() -> None:
+    """A child of a process that ignores SIGINT ignores it too, unless started as a terminal
+    starts a foreground job; the Ctrl-C test above starts `make run` so."""
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)  # as in a suite started with `&`
+    try:
+        show = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+        plain = subprocess.run([sys.executable, "-c", show], capture_output=True, text=True)
+        job = foreground_job([sys.executable, "-c", show], stdout=subprocess.PIPE, text=True)
+        out, _ = job.communicate(timeout=60)
+    finally:
+        signal.signal(signal.SIGINT, before)
+    assert plain.stdout.strip() == "True"  # what `make run` inherited before
+    assert out.strip() == "False"
