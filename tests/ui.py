@@ -92,6 +92,12 @@ def practice(page: Any, server: Any, variant: str) -> None:
     wait_for_first_frame(page)
 
 
+def painted(page: Any) -> None:
+    """Wait until the page has been laid out and painted as it stands (two animation frames:
+    after a change of the window's size, say)."""
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 def wait_for_socket(page: Any) -> None:
     """Wait until the table page's socket is open (after :func:`open_table`, a reload too: the
     page's script has set up its keys and buttons by then)."""
@@ -133,6 +139,15 @@ def wait_version(page: Any, at_least: int, timeout: float = 15_000) -> None:
     page.wait_for_function(
         "v => Number(document.querySelector('#table-live').dataset.version) >= v",
         arg=at_least,
+        timeout=timeout,
+    )
+
+
+def wait_for_turn(page: Any, timeout: float = 30_000) -> None:
+    """Wait until it is the viewer's turn, or the hand is over."""
+    page.wait_for_function(
+        "() => { const d = document.querySelector('#table-live').dataset;"
+        " return d.phase === 'over' || d.turn === d.seat; }",
         timeout=timeout,
     )
 
@@ -191,9 +206,17 @@ def target_layout(groups: list[list[str]], rack: list[str]) -> list[str | None]:
     return lay + [None] * (SLOTS - len(lay))
 
 
+def rack_at_rest(page: Any) -> None:
+    """Wait until SortableJS has finished moving the rack's tiles into place after a drop: it
+    ignores a drag on a tile while that tile animates (its ``animated`` timer is set)."""
+    page.wait_for_function(
+        "() => ![...document.querySelectorAll('#rack-area .tile')].some(t => t.animated)"
+    )
+
+
 def drag_tile(page: Any, source: int, target: int) -> None:
     slots = page.locator("#rack-area .slot")
-    page.wait_for_timeout(150)  # SortableJS ignores a drag while the last drop animates
+    rack_at_rest(page)
     # The rack in the middle of the window: a drop near its edge would make SortableJS scroll
     # the page under the pointer (as it should for a person), missing the slot.
     page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
@@ -293,7 +316,7 @@ def play_move(
 def finish_by_drag(page: Any, tile: str) -> None:
     """Drag the finishing tile onto the finish spot in the middle of the table."""
     index = rack_layout(page).index(tile)
-    page.wait_for_timeout(200)  # SortableJS ignores a drag while the last drop animates (120 ms)
+    rack_at_rest(page)
     page.locator("#rack-area .slot").nth(index).locator(".tile").drag_to(
         page.locator('[data-drop="finish"]')
     )

@@ -14,7 +14,6 @@ from typing import Any
 import pytest
 
 from games import actions
-from games.actions import events
 from games.catalog import ensure_variants
 from games.models import Seat, Table
 from tests import ui
@@ -311,15 +310,19 @@ def test_two_timeouts_make_a_player_away_and_im_back_gives_them_the_seat_again(
     theirs.locator('.player[data-seat="0"] .badge.away').get_by_text("uzakta").wait_for()
     mine.screenshot(path=str(artifacts / "journey-away.png"))
     theirs.screenshot(path=str(artifacts / "journey-away-seen-in-turkish.png"))
-    # Frames keep coming while bots play (every few tens of milliseconds when all four seats
-    # are bots): the notice and its button stay the same element through them, so a press is
-    # never lost to a frame landing between the button's down and up.
+    # Frames keep coming while bots play: the notice and its button stay the same element
+    # through them, so a press is never lost to a frame landing between the button's down and
+    # up. A frame is sure to come when the other player's page opens again (the server tells
+    # the table they are back), whether or not the bots' hand has ended meanwhile.
     button = mine.locator('[data-action="im-back"]')
     button.evaluate("b => { b.dataset.kept = 'yes'; }")
     frames = len(mine.evaluate("() => window.__okeyFrames"))
-    in_thread(lambda: events.to_table(events.table_changed(table.pk)))
-    mine.wait_for_function(f"() => window.__okeyFrames.length > {frames}")
+    theirs.reload()
+    mine.wait_for_function(
+        "n => window.__okeyFrames.slice(n).some(f => /^\\d/.test(f))", arg=frames
+    )
     assert button.get_attribute("data-kept") == "yes"
+    ui.wait_for_socket(theirs)
     button.click()
     notice.wait_for(state="detached", timeout=15_000)
     theirs.locator('.player[data-seat="0"] .badge.away').wait_for(state="detached")

@@ -212,7 +212,7 @@ def test_practice_with_bots_reaches_the_end_of_a_hand(
 
     while not page.locator("[data-hand-over]").count():
         if not ui.simple_turn(page):
-            page.wait_for_timeout(50)
+            ui.wait_for_turn(page)
     table = Table.objects.get(seats__user=player)
     assert table.variant.key == variant
     assert Hand.objects.filter(match__table=table, status=Hand.Status.FINISHED).exists()
@@ -363,15 +363,8 @@ def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
         page.locator(f'#rack-area [data-sort="{by}"]').click()
         assert ui.wait_layout(page, want) == want, by
 
-    def stored() -> Any:
-        return Participant.objects.get(hand=hand, position=1).layout
-
     # The last sort is kept as the seat's arrangement: a reload shows it.
-    for _ in range(50):
-        if in_thread(stored) == want:
-            break
-        page.wait_for_timeout(100)
-    assert in_thread(stored) == want
+    stored_layout(hand, 1, want)
     page.reload()
     ui.wait_for_socket(page)
     assert ui.rack_layout(page) == want
@@ -426,13 +419,17 @@ def test_the_table_fits_a_phone_and_a_desktop(
 # on a dying connection).
 SOCKET_TAP = """
 window.__okeySockets = [];
+window.__okeySent = [];
 window.__okeySwallow = false;
 const NativeWebSocket = window.WebSocket;
 window.WebSocket = function (...args) {
   const ws = new NativeWebSocket(...args);
   window.__okeySockets.push(ws);
   const send = ws.send.bind(ws);
-  ws.send = (data) => { if (!window.__okeySwallow) send(data); };
+  ws.send = (data) => {
+    window.__okeySent.push(String(data));
+    if (!window.__okeySwallow) send(data);
+  };
   return ws;
 };
 Object.assign(window.WebSocket, NativeWebSocket);
@@ -444,14 +441,21 @@ def test_a_discard_with_no_tile_or_several_selected_says_so_and_sends_nothing(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
     table, users, hand = start("duz", seed_of(13))
-    page = at_the_table(chromium, daphne_live_server, users[0], table)
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    page.add_init_script(SOCKET_TAP)
+    posted: list[str] = []
+    page.on("request", lambda r: posted.append(r.url) if "/move/" in r.url else None)
+    ui.open_table(page, daphne_live_server, table.pk)
     assert ui.state(page)["phase"] == "discard"  # seat 0 starts with 15 tiles
     ui.click_action(page, "discard")
     assert ui.error_text(page) == "Select one tile first."
     ui.select(page, [0, 1])
     ui.click_action(page, "discard")
     assert ui.error_text(page) == "Select just one tile."
-    page.wait_for_timeout(300)
+    # The page refused both on the spot: no move left it, over the socket or by a form.
+    sent = page.evaluate("() => window.__okeySent")
+    assert not [m for m in sent if '"move"' in m], sent
+    assert posted == []
     assert Hand.objects.get(pk=hand.pk).version == 0
     assert page.okey_errors == []
 
@@ -475,8 +479,7 @@ def test_a_move_lost_with_the_connection_is_reported_and_never_played_late(
         timeout=10_000,
     )
     # The move was never played, and nothing plays it late: the page, opened again, shows
-    # the table as it is, and the player moves on from there.
-    page.wait_for_timeout(500)
+    # the table as it is, and the player's next move is the hand's first.
     assert Hand.objects.get(pk=hand.pk).version == 0
     ui.open_table(page, daphne_live_server, table.pk)
     assert ui.state(page)["version"] == "0"

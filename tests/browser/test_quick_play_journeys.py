@@ -6,12 +6,13 @@ seeing the other's moves. No reload anywhere; the server's clock seats the bots 
 
 from __future__ import annotations
 
+import contextlib
 import re
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from games.catalog import ensure_variants
 from games.models import Match, Seat, Table
@@ -43,10 +44,15 @@ def occupants_once(page: Any, want: list[str], timeout: float = 15) -> list[str]
     """The seats' occupants once they read ``want`` (or as they stand after ``timeout``):
     the seat controls are fetched again after every change, and a read between a frame's
     swap and that fetch finds none."""
-    deadline = time.monotonic() + timeout
-    while (shown := occupants(page)) != want and time.monotonic() < deadline:
-        page.wait_for_timeout(50)
-    return shown
+    with contextlib.suppress(PlaywrightTimeout):
+        page.wait_for_function(
+            """want => JSON.stringify([...document.querySelectorAll(
+                 '#seat-controls .seat .occupant')].map(o => o.innerText.trim()))
+               === JSON.stringify(want)""",
+            arg=want,
+            timeout=timeout * 1000,
+        )
+    return occupants(page)
 
 
 def occupants(page: Any) -> list[str]:

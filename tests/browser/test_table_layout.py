@@ -122,7 +122,7 @@ CLIPPED_SECONDS = """() => {
 def check_every_size(page: Any, name: str, artifacts: Path, newest: str = "") -> None:
     for width, height in SIZES:
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        ui.painted(page)
         page.screenshot(path=str(artifacts / f"table-{name}-{width}x{height}.png"))
         where = f"{name} at {width}×{height}"
         for what, selector in MUST_SEE.items():
@@ -214,7 +214,12 @@ def test_a_coloured_button_keeps_its_label_under_the_mouse(
     page.wait_for_selector(f"{button}:not([disabled])")
     assert page.evaluate(CONTRAST, button) >= 4.5
     page.hover(button)
-    page.wait_for_timeout(100)
+    # Hovered, and its colours no longer changing (a transition would show a colour between).
+    page.wait_for_function(
+        "sel => { const b = document.querySelector(sel);"
+        " return b.matches(':hover') && b.getAnimations().length === 0; }",
+        arg=button,
+    )
     assert page.evaluate(CONTRAST, button) >= 4.5, "the label fades under the mouse"
 
 
@@ -234,7 +239,7 @@ def test_the_end_of_a_match_is_a_screen_with_the_ranking_and_where_to_go_next(
     assert first.nth(0).inner_text().strip() == "1"
     for width, height in ((1280, 800), (390, 844)):
         page.set_viewport_size({"width": width, "height": height})
-        page.wait_for_timeout(150)
+        ui.painted(page)
         page.screenshot(path=str(artifacts / f"table-match-over-{width}x{height}.png"))
         for selector in (
             '[data-action="rematch"]',

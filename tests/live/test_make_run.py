@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import http.cookiejar
+import json
 import os
 import re
 import signal
@@ -153,16 +154,39 @@ def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> Non
             assert time.monotonic() < deadline, log_path.read_text()
             time.sleep(0.2)
         cookie = sign_in_and_sit(base)
-        for path in ("/ws/tables/1/", "/ws/lobby/"):
-            ws = sockets.enter_context(
+        table, lobby = (
+            sockets.enter_context(
                 connect(
                     f"ws://127.0.0.1:{port}{path}",
                     origin=base,
                     additional_headers={"Cookie": cookie},
                 )
             )
-            assert ws.recv(timeout=10)
-        time.sleep(1)  # the server's clock plays the bots' turns meanwhile
+            for path in ("/ws/tables/1/", "/ws/lobby/")
+        )
+        assert lobby.recv(timeout=10)
+        # Ctrl-C while the clock plays: ayse starts the hand (seat 0 starts a match's first
+        # hand) with a discard, and the bots' turns follow, played by the server's clock.
+        frame = table.recv(timeout=10)
+        while 'id="rack-area"' not in frame:
+            frame = table.recv(timeout=10)
+        hand = re.search(r'data-hand="(\d+)"', frame)
+        tile = re.search(r'data-tile="([^"]+)"', frame.split('id="rack-area"', 1)[1])
+        assert hand and tile, frame
+        move = {"do": "discard", "tile": tile.group(1)}
+        table.send(
+            json.dumps(
+                {
+                    "type": "move",
+                    "hand": int(hand.group(1)),
+                    "move": move,
+                    "expected_version": 0,
+                    "client_move_id": "ctrl-c",
+                }
+            )
+        )
+        while not any(int(v) >= 2 for v in re.findall(r'data-version="(\d+)"', frame)):
+            frame = table.recv(timeout=30)  # a bot's move, played by the clock
 
         os.killpg(pgid, signal.SIGINT)  # Ctrl-C
 

@@ -331,10 +331,12 @@ document.addEventListener("htmx:wsOpen", () => { window.__okeySocketOpen = true;
 
 
 def violations(page: Any) -> list[str]:
+    return violations_in(page.okey_console)
+
+
+def violations_in(console: list[str]) -> list[str]:
     return [
-        line
-        for line in page.okey_console
-        if "csp-violation" in line or "Content Security Policy" in line
+        line for line in console if "csp-violation" in line or "Content Security Policy" in line
     ]
 
 
@@ -375,13 +377,8 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     # frame of the table socket, and the bots' moves after it arrive the same way.
     layout = ui.rack_layout(page)
     ui.drag_tile(page, layout.index(next(t for t in layout if t)), layout.index(None))
-    played = False
-    for _ in range(200):
-        if ui.simple_turn(page):
-            played = True
-            break
-        page.wait_for_timeout(50)
-    assert played, ui.state(page)
+    ui.wait_for_turn(page)
+    assert ui.simple_turn(page), ui.state(page)
     after = ui.version(page)
     ui.wait_version(page, after + 1)  # a bot's move, pushed by the server
     assert "open" in ui.frames(page)
@@ -404,9 +401,9 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     assert page.okey_errors == [], page.okey_errors
 
     # The watch works: a style attribute set from a script is refused, and reported.
-    page.evaluate("() => document.body.setAttribute('style', 'outline: 3px solid red')")
+    with page.expect_console_message(lambda m: bool(violations_in([f"{m.type}: {m.text}"]))):
+        page.evaluate("() => document.body.setAttribute('style', 'outline: 3px solid red')")
     page.wait_for_function("() => getComputedStyle(document.body).outlineStyle !== 'solid'")
-    page.wait_for_timeout(200)
     assert violations(page), page.okey_console
     assert not server.errors(), server.output_of_this_test()
 
