@@ -599,11 +599,16 @@
       var total = parseInt((live() && live().dataset.timer) || "0", 10);
       if (!deadline || !total) return;
       var left = Math.max(0, (deadline - Date.now()) / 1000);
-      bar.style.setProperty("--remaining", Math.min(1, left / total).toFixed(3));
-      bar.classList.toggle("low", left < 5);
+      // Written only when they change: each write costs the page a style pass.
+      var remaining = Math.min(1, left / total).toFixed(2);
+      if (bar.style.getPropertyValue("--remaining") !== remaining) {
+        bar.style.setProperty("--remaining", remaining);
+      }
+      if (bar.classList.contains("low") !== left < 5) bar.classList.toggle("low", left < 5);
       var label = bar.querySelector(".countdown-label");
       // Translators: the seconds left on the move timer, e.g. "12 s".
-      if (label) label.textContent = gettext("%s s").replace("%s", Math.ceil(left));
+      var seconds = gettext("%s s").replace("%s", Math.ceil(left));
+      if (label && label.textContent !== seconds) label.textContent = seconds;
     });
     // The seconds to the next deal, in the sentence the page gave ("... in %s s").
     document.querySelectorAll("[data-count-to]").forEach(function (line) {
