@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 BATCH = 200
 # The bot levels that search for their move (and spend their time budget doing it).
 SEARCHING_LEVELS = (Seat.Bot.EXPERT,)
+# How often a clock that passes several times a second marks gone players away and announces
+# the sockets of a dead server: both are measured in seconds, and their queries were most of
+# an idle pass.
+HOUSEKEEPING_SECONDS = 1.0
 
 
 def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:
@@ -85,20 +89,27 @@ def paused() -> bool:
 
 
 def tick(
-    *, bot_delay: float = 0.0, grace_seconds: int = 20, now: Any = None, think_ms: float = 0.0
+    *,
+    bot_delay: float = 0.0,
+    grace_seconds: int = 20,
+    now: Any = None,
+    think_ms: float = 0.0,
+    housekeeping: bool = True,
 ) -> int:
-    """One pass: tell the pages about sockets of a dead server, mark gone players away, fill
-    the forming tables that are due, deal the next hands, then play every turn that is due
-    (``think_ms``: what a searching bot may spend on a decision, see :func:`due_hands`).
-    Returns moves played."""
+    """One pass: tell the pages about sockets of a dead server and mark gone players away
+    (``housekeeping``: a loop passing several times a second does that once every
+    ``HOUSEKEEPING_SECONDS``), fill the forming tables that are due, deal the next hands, then
+    play every turn that is due (``think_ms``: what a searching bot may spend on a decision,
+    see :func:`due_hands`). Returns moves played."""
     if paused():
         return 0
     now = now or timezone.now()
-    try:
-        actions.announce_stale_sockets(now)
-        actions.mark_gone_players_away(grace_seconds, now)
-    except Exception:
-        log.exception("marking gone players away failed")
+    if housekeeping:
+        try:
+            actions.announce_stale_sockets(now)
+            actions.mark_gone_players_away(grace_seconds, now)
+        except Exception:
+            log.exception("marking gone players away failed")
     played = 0
     for table_id in (
         Table.objects.filter(quick=True, status=Table.Status.OPEN, fill_at__lte=now)

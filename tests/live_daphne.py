@@ -234,10 +234,12 @@ class DaphneServer:
             OKEY_LIVE_DATABASE_NAME=database_name,
             PYTHONUNBUFFERED="1",
             LOG_LEVEL="INFO",  # daphne's "Listening on" line says which port it got
-            # The server plays bots and timers itself, quickly, as `make run` does.
+            # The server plays bots and timers itself, as `make run` does; a bot moves 0.05 s
+            # after the change that put it on turn (the clock is woken by it), and anything
+            # else (a timer, a change made by the test process) is found within 0.5 s.
             CLOCK_IN_SERVER="true",
             BOT_DELAY_SECONDS="0.05",
-            CLOCK_INTERVAL_SECONDS="0.05",
+            CLOCK_INTERVAL_SECONDS="0.5",
             CLOCK_PAUSE_FILE=str(self.clock_pause_file),
             # The scoreboard stays up between hands until the players press "ready".
             NEXT_HAND_PAUSE_SECONDS="120",

@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 # ----------------------------------------------------------------------------- groups
 # Every open lobby socket is in this group.
 LOBBY_GROUP = "lobby"
+# A clock that runs in a server listens here (games.live.server_tasks): a table that changed
+# may have a bot on turn, due a bot's delay later, so the clock need not poll to find it.
+CLOCK_GROUP = "clock"
 
 
 def table_group(table_id: int) -> str:
@@ -88,6 +91,10 @@ SESSION_KINDS = frozenset({SESSION_ENDED})
 # Table messages after which the lobby's list may look different (a table opened, a seat
 # changed, a match started or was ended). Moves do not change the lobby.
 CHANGES_THE_LOBBY = frozenset({TABLE_CHANGED, HAND_DEALT})
+# Table messages after which a seat the clock plays may be on turn (a move, a deal, a player
+# gone or replaced), sent to CLOCK_GROUP as well.
+WAKES_THE_CLOCK = frozenset({TABLE_CHANGED, HAND_DEALT, HAND_MOVED})
+CLOCK_WAKE = "clock.wake"
 
 
 def handler_name(kind: str) -> str:
@@ -291,11 +298,19 @@ def session_ended() -> SessionEnded:
 # ----------------------------------------------------------------------------- sending
 def to_table(message: TableMessage) -> None:
     """Send ``message`` to its table's group once the transaction has committed, and tell the
-    lobby too when it changes what the lobby lists. Each gets a ``change`` id, so that a
-    server process reads the table once for all of its sockets there."""
+    lobby too when it changes what the lobby lists, and a clock in a server when a seat it
+    plays may be on turn. Each gets a ``change`` id, so that a server process reads the table
+    once for all of its sockets there."""
     sent: dict[str, Any] = {**message, "change": uuid.uuid4().hex}
     group = table_group(message["table"])
-    transaction.on_commit(lambda: broadcast.send(group, sent))
+    wakes_the_clock = message["type"] in WAKES_THE_CLOCK
+
+    def publish() -> None:
+        broadcast.send(group, sent)
+        if wakes_the_clock:
+            broadcast.send(CLOCK_GROUP, {"type": CLOCK_WAKE})
+
+    transaction.on_commit(publish)
     if message["type"] in CHANGES_THE_LOBBY:
         to_lobby()
 

@@ -32,12 +32,13 @@ import sys
 from typing import Any
 
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
 
 from games import actions, reads
 from games.actions import broadcast, events
-from games.clock import tick
+from games.clock import HOUSEKEEPING_SECONDS, paused, tick
 from games.live import loop_reads
 from games.models import Presence
 
@@ -165,24 +166,104 @@ async def _heartbeat() -> None:
             log.exception("the presence heartbeat failed")
 
 
-def _pass() -> int:
+def _pass(housekeeping: bool) -> int:
     return tick(
         bot_delay=settings.BOT_DELAY_SECONDS,
         grace_seconds=settings.AWAY_GRACE_SECONDS,
         think_ms=settings.BOT_THINK_MS,
+        housekeeping=housekeeping,
     )
+
+
+class _Wakes:
+    """The clock's ear on the channel layer's ``events.CLOCK_GROUP``: every table change
+    published after commit (a move, a deal, a seat) wakes it, so a bot on turn is played its
+    delay after the change, with no pass in between. Best effort: a lost wake costs one
+    ``CLOCK_INTERVAL_SECONDS``, the pause between passes when nothing wakes the clock."""
+
+    REJOIN_SECONDS = 3600.0  # a layer forgets a group's member after a day (group_expiry)
+
+    def __init__(self) -> None:
+        self.woken = asyncio.Event()
+
+    def listen(self) -> asyncio.Task[None] | None:
+        layer = get_channel_layer()
+        if layer is None:
+            return None
+        return asyncio.get_running_loop().create_task(self._receive(layer), name="okey-wakes")
+
+    async def _receive(self, layer: Any) -> None:
+        channel = await layer.new_channel()
+        while True:
+            try:
+                await layer.group_add(events.CLOCK_GROUP, channel)
+                async with asyncio.timeout(self.REJOIN_SECONDS):
+                    while True:
+                        await layer.receive(channel)
+                        self.woken.set()
+            except TimeoutError:
+                continue
+            except Exception:  # the layer's connection: the clock polls meanwhile
+                log.exception("the clock's wakes failed; listening again")
+                await asyncio.sleep(1)
+
+    async def rest(self, seconds: float) -> bool:
+        """Wait up to ``seconds`` for a wake; whether one came. A paused clock (the suite's
+        live server between its tests) is told at once that it is paused (``paused()``
+        leaves its mark), not at its next pass."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + seconds
+        slice_ = 0.05 if settings.CLOCK_PAUSE_FILE else seconds
+        while True:
+            left = until - loop.time()
+            if left <= 0:
+                return False
+            try:
+                async with asyncio.timeout(min(left, slice_)):
+                    await self.woken.wait()
+            except TimeoutError:
+                if settings.CLOCK_PAUSE_FILE:
+                    paused()
+                continue
+            self.woken.clear()
+            return True
 
 
 async def _clock() -> None:
     one_pass = _in_thread(_pass)
+    wakes = _Wakes()
+    listening = wakes.listen()
+    loop = asyncio.get_running_loop()
+    # After a change a bot is due in its delay, a searching bot its thinking time sooner.
+    delay = max(0.0, settings.BOT_DELAY_SECONDS)
+    due_after_a_change = sorted({max(0.0, delay - settings.BOT_THINK_MS / 1000), delay})
+    housekept = -HOUSEKEEPING_SECONDS
+    scheduled: list[float] = []
     log.info("the clock runs in this server (in-memory channel layer)")
-    while True:
-        try:
-            played = await one_pass()
-        except Exception:  # keep the clock running; the next pass retries
-            log.exception("clock pass failed; retrying")
-            played = 0
-        await asyncio.sleep(0 if played else settings.CLOCK_INTERVAL_SECONDS)
+    try:
+        while True:
+            began = loop.time()
+            housekeeping = began - housekept >= HOUSEKEEPING_SECONDS
+            if housekeeping:
+                housekept = began
+            try:
+                played = await one_pass(housekeeping)
+            except Exception:  # keep the clock running; the next pass retries
+                log.exception("clock pass failed; retrying")
+                played = 0
+            scheduled = [t for t in scheduled if t > began]  # this pass did those
+            if played:
+                continue
+            # Rest until a pass is due: a change's bot, or CLOCK_INTERVAL_SECONDS at the latest
+            # (move timers, tables to fill, the next hand, changes made by another process).
+            latest = loop.time() + settings.CLOCK_INTERVAL_SECONDS
+            while (due := min([latest, *scheduled])) > loop.time():
+                if await wakes.rest(due - loop.time()):
+                    now = loop.time()
+                    scheduled += [now + after for after in due_after_a_change]
+    finally:
+        if listening is not None:
+            listening.cancel()
 
 
 class ServerTasks:

@@ -121,9 +121,12 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling(
 ) -> None:
     """Without Redis the clock runs on the server's loop (games.live.server_tasks): the bots'
     moves reach the socket through the in-memory layer, with no socket reading the database.
-    (``table_socket`` stops the clock with the server's other tasks.)"""
+    The clock does not poll for them either: each move wakes it (events.CLOCK_GROUP), so the
+    bots play at once though its passes are a minute apart. (``table_socket`` stops the
+    clock with the server's other tasks.)"""
     settings.CLOCK_IN_SERVER = True
     settings.BOT_DELAY_SECONDS = 0.0
+    settings.CLOCK_INTERVAL_SECONDS = 60.0
     hand = player_and_three_bots.hand
     tile = engine.format_tile(hand.engine_hand().racks[0][0])
     ws = await table_socket(
