@@ -19,13 +19,12 @@ from the hand's own data.
 
 from __future__ import annotations
 
+import http.client
 import json
 import random
 import re
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -57,6 +56,7 @@ PLAN: dict[str, tuple[int | None, int]] = {
 }
 FETCH_EVERY = 16  # versions between two rounds of page fetches by every observer
 WAIT = 20.0
+VERSION = re.compile(r'data-version="(\d+)"')
 
 
 # ----------------------------------------------------------------------------- clients
@@ -71,10 +71,13 @@ class Record:
 
 
 class Socket:
-    """A table socket whose every frame is kept, read by a thread of its own."""
+    """A table socket whose every frame is kept, read by a thread of its own; the versions its
+    boards showed are waited for on a condition, not by polling."""
 
     def __init__(self, server: DaphneServer, table_id: int, cookie: str) -> None:
         self.frames: list[str] = []
+        self.seen: set[int] = set()  # the versions of the boards among the frames
+        self.arrived = threading.Condition()
         self.close_code: int | None = None
         self.ws = connect(
             f"{server.ws_url}/ws/tables/{table_id}/",
@@ -91,7 +94,11 @@ class Socket:
     def _read(self) -> None:
         try:
             for message in self.ws:
-                self.frames.append(message if isinstance(message, str) else message.decode())
+                text = message if isinstance(message, str) else message.decode()
+                with self.arrived:
+                    self.frames.append(text)
+                    self.seen.update(int(v) for v in VERSION.findall(text))
+                    self.arrived.notify_all()
         except ConnectionClosed:
             pass
         finally:
@@ -100,32 +107,51 @@ class Socket:
     def send(self, data: dict[str, Any]) -> None:
         self.ws.send(json.dumps(data))
 
-    def versions(self) -> list[int]:
-        return [int(v) for f in self.frames for v in re.findall(r'data-version="(\d+)"', f)]
+    def wait_until(self, shown: Any, what: str, timeout: float = WAIT) -> None:
+        """Until ``shown(versions seen)`` holds."""
+        with self.arrived:
+            if not self.arrived.wait_for(lambda: shown(self.seen), timeout):
+                raise AssertionError(f"no frame {what}; got {sorted(self.seen)[-10:]}")
 
     def wait_version(self, version: int, timeout: float = WAIT) -> None:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if version in self.versions():
-                return
-            time.sleep(0.01)
-        raise AssertionError(f"no frame at version {version}; got {self.versions()[-10:]}")
+        self.wait_until(lambda seen: version in seen, f"at version {version}", timeout)
 
     def close(self) -> None:
         self.ws.close()
         self.thread.join(timeout=10)
 
 
-def fetch(server: DaphneServer, path: str, cookie: str, fragment: bool = False) -> tuple[int, str]:
-    headers = {"Cookie": cookie} if cookie else {}
-    if fragment:
-        headers["HX-Request"] = "true"
-    request = urllib.request.Request(server.url + path, headers=headers)
-    try:
-        with urllib.request.urlopen(request, timeout=15) as response:  # noqa: S310 - our server
-            return response.status, response.read().decode()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.read().decode()
+class Fetcher:
+    """Pages fetched as a browser would, over one kept-alive connection (each request with
+    its observer's cookie)."""
+
+    def __init__(self, server: DaphneServer) -> None:
+        self.server = server
+        self.connection: http.client.HTTPConnection | None = None
+
+    def fetch(self, path: str, cookie: str, fragment: bool = False) -> tuple[int, str]:
+        headers = {"Cookie": cookie} if cookie else {}
+        if fragment:
+            headers["HX-Request"] = "true"
+        for attempt in (1, 2):
+            if self.connection is None:
+                self.connection = http.client.HTTPConnection(
+                    self.server.host, self.server.port, timeout=15
+                )
+            try:
+                self.connection.request("GET", path, headers=headers)
+                response = self.connection.getresponse()
+                return response.status, response.read().decode()
+            except (http.client.HTTPException, ConnectionError):
+                self.close()  # the server closed a kept connection: once more, on a new one
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
 
 
 # ----------------------------------------------------------------------------- the table
@@ -145,6 +171,7 @@ class Game:
     match_id: int
     earlier_hand_id: int
     viewers: list[Viewer]
+    fetcher: Fetcher
     records: list[Record] = field(default_factory=list)
     hidden_from: int | None = None
     left_at: int | None = None
@@ -171,15 +198,20 @@ class Game:
             name = viewer.observer.name
             for path in paths:
                 fragment = "/step/" in path
-                status, body = fetch(self.server, path, viewer.cookie, fragment)
+                status, body = self.fetcher.fetch(path, viewer.cookie, fragment)
                 about = not path.startswith(f"/hands/{self.earlier_hand_id}/")
                 self.records.append(Record(name, path, body, version, status, about))
                 if not about or status != 200:
                     continue
-                # The fragments the page would load (htmx's hx-get): the replay's steps.
-                for url in re.findall(r'hx-get="([^"]+)"', body)[:3]:
+                # The fragments the page would load (htmx's hx-get): a replay's neighbouring
+                # step (its Previous button, or Next at the deal: its other buttons ask for
+                # steps that other rounds fetch), the first three of another page.
+                urls = re.findall(r'hx-get="([^"]+)"', body)[:3]
+                if "/hands/" in path:
+                    urls = re.findall(r'hx-get="([^"]+)" data-replay="(?:prev|next)"', body)[:1]
+                for url in urls:
                     url = url.replace("&amp;", "&")
-                    status, part = fetch(self.server, url, viewer.cookie, fragment=True)
+                    status, part = self.fetcher.fetch(url, viewer.cookie, fragment=True)
                     self.records.append(Record(name, url, part, version, status))
 
 
@@ -204,7 +236,7 @@ def setup_game(server: DaphneServer, variant: str, n: int) -> Game:
         Viewer(Observer("anonymous"), ""),
         Viewer(Observer("former player"), cookie_for(former)),
     ]
-    game = Game(server, table, users, hand.pk, match.pk, earlier.pk, viewers)
+    game = Game(server, table, users, hand.pk, match.pk, earlier.pk, viewers, Fetcher(server))
     for viewer in viewers:
         viewer.socket = Socket(server, table.pk, viewer.cookie)
     for viewer in viewers:
@@ -222,14 +254,12 @@ def bot_move(hand: Hand, seat: int, rng: random.Random) -> dict[str, Any]:
 
 
 def wait_past(game: Game, version: int) -> Hand:
-    deadline = time.monotonic() + WAIT
-    while time.monotonic() < deadline:
-        hand = game.hand()
-        if hand.version > version or hand.status != Hand.Status.PLAYING:
-            return hand
-        time.sleep(0.005)
-    frames = [v.socket.frames[-2:] for v in game.viewers[:4] if v.socket]
-    raise AssertionError(f"the hand stayed at version {version}; the seats' last frames {frames}")
+    """The hand once it has moved past ``version``: seat 0's socket (never removed) is told of
+    every change after it commits."""
+    socket = game.viewers[0].socket
+    assert socket is not None
+    socket.wait_until(lambda seen: max(seen) > version, f"past version {version}")
+    return game.hand()
 
 
 def play_hand(game: Game, variant: str, staff: Any) -> None:
@@ -420,6 +450,7 @@ def test_no_observer_sees_a_hidden_tile_or_the_seed(
     try:
         play_hand(game, variant, staff)
     finally:
+        game.fetcher.close()
         for viewer in game.viewers:
             if viewer.socket is not None:
                 viewer.socket.close()
