@@ -23,7 +23,7 @@ ifneq ($(strip $(REDIS_URL)),)
 WORKER ?= $(MANAGE) run_clock
 endif
 
-.PHONY: run serve test install install-dev chromium lint messages clean
+.PHONY: run serve test test-fast install install-dev chromium lint messages clean
 
 run: export DEBUG ?= true
 run: install
@@ -63,6 +63,12 @@ test: install-dev chromium
 		$(PY) -m mypy --strict games/engine; \
 	fi
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1
+
+# The edit-test loop: ruff and the tests that need no browser and no server process (the
+# marks follow from the fixtures a test uses: tests/conftest.py), in well under a minute.
+test-fast: install-dev
+	$(PY) -m ruff check .
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1 -q -m "not browser and not server"
 
 lint: install-dev
 	$(PY) -m ruff check .

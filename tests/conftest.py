@@ -169,6 +169,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if inspect.iscoroutinefunction(getattr(item, "obj", None)):
             item.fixturenames.insert(0, "_layers_closed_on_the_tests_loop")  # type: ignore[attr-defined]
+        used = set(getattr(item, "fixturenames", ()))
+        if used & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        if used & SERVER_FIXTURES:
+            item.add_marker(pytest.mark.server)
+
+
+# The marks follow from what a test uses (`make test-fast` leaves both out); a module that
+# starts servers itself (`make run`, `manage.py serve`) marks itself ``server``.
+BROWSER_FIXTURES = {"chromium", "chromium_page"}
+SERVER_FIXTURES = {"daphne_live_server", "_daphne_process", "own_server", "two_processes"}
+SERVER_FIXTURES |= {"served_behind_a_proxy"}
 
 
 @pytest.fixture
@@ -343,9 +355,11 @@ class _Chromium:
         self._put_aside()
 
     def _launch(self) -> Any:
-        return self._playwright.chromium.launch(
+        browser = self._playwright.chromium.launch(
             executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
         )
+        _still_unless_asked(browser)
+        return browser
 
     def _put_aside(self) -> None:
         asyncio.events._set_running_loop(None)
@@ -374,6 +388,26 @@ class _Chromium:
             self._playwright.stop()
         finally:
             self._put_aside()
+
+
+def _still_unless_asked(browser: Any) -> None:
+    """The browser's contexts prefer reduced motion unless a test asks for motion
+    (``reduced_motion="no-preference"``; ``ui.signed_in_page(..., motion=True)``). The site
+    honours the preference (no sliding tiles, no melds flashing in, a countdown bar that
+    steps), and so Chromium paints no frames of those animations: an opening laid out by a
+    dozen drags cost it 6 s of CPU with them, 4.5 s without. The tests of dragging keep the
+    motion a person sees by default."""
+    new_context, new_page = browser.new_context, browser.new_page
+
+    def still_context(**options: Any) -> Any:
+        options.setdefault("reduced_motion", "reduce")
+        return new_context(**options)
+
+    def still_page(**options: Any) -> Any:
+        options.setdefault("reduced_motion", "reduce")
+        return new_page(**options)
+
+    browser.new_context, browser.new_page = still_context, still_page
 
 
 @pytest.fixture(scope="session")

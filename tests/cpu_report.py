@@ -56,15 +56,24 @@ def _own() -> float:
 _costs: Counter[str] = Counter()
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if WORKER == "main":  # the controller, or a run without workers: no figures of an old run
+        for stale in REPORTS.glob("*.json"):
+            stale.unlink()
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
     own, below = _own(), _descendants(os.getpid())
     yield
     after = _descendants(os.getpid())
-    # Each process counts what it spent since the test began (or since it started); one that
-    # ended during the test unwaited for (an orphan) takes that with it: the figure is a floor.
+    # Each live process counts what it spent since the test began (or since it started). One
+    # that ended was waited for by its parent, whose figure (or this process's own, for the
+    # daphne stopped after the last test) now holds its whole life: what it had spent before
+    # the test is taken off again.
     spent = sum(cpu - below.get(pid, 0.0) for pid, cpu in after.items())
-    _costs[item.nodeid] += _own() - own + max(0.0, spent)
+    spent -= sum(cpu for pid, cpu in below.items() if pid not in after)
+    _costs[item.nodeid] += _own() - own + spent
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

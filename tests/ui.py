@@ -23,10 +23,15 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 # ----------------------------------------------------------------------------- sessions
-def signed_in_page(browser: Any, server: Any, user: Any, viewport: dict[str, int] = DESKTOP) -> Any:
-    """A page in a new browser context signed in as ``user`` (its own cookies)."""
+def signed_in_page(
+    browser: Any, server: Any, user: Any, viewport: dict[str, int] = DESKTOP, motion: bool = False
+) -> Any:
+    """A page in a new browser context signed in as ``user`` (its own cookies); it prefers
+    reduced motion unless ``motion`` (tests/conftest.py, ``_still_unless_asked``)."""
     name, _, value = cookie_for(user).partition("=")
-    context = browser.new_context(viewport=viewport)
+    context = browser.new_context(
+        viewport=viewport, reduced_motion="no-preference" if motion else "reduce"
+    )
     context.add_cookies(
         [
             {

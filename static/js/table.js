@@ -99,6 +99,10 @@
   // server re-sending it after its tiles change); another seat's move re-sends only the table,
   // so a tile being dragged at that moment stays in hand. The drop spots live in the table and
   // are made again with it.
+  function stillness() {
+    return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  }
+
   function setupRack() {
     markFeedable();
     rackSortables.forEach(function (s) { s.destroy(); });
@@ -108,7 +112,8 @@
     area.querySelectorAll(".rack .slot").forEach(function (slot) {
       rackSortables.push(Sortable.create(slot, {
         group: { name: "rack", pull: true, put: function (to) { return to.el.children.length === 0; } },
-        animation: 120,
+        // Tiles slide into place, unless the player asked their system for less motion.
+        animation: stillness() ? 0 : 120,
         onEnd: function (evt) {
           if (evt.to && evt.to.dataset && evt.to.dataset.drop) return; // a move, not a rearrangement
           if (evt.from !== evt.to) sendArrangement();

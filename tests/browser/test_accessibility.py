@@ -16,8 +16,6 @@ from tests.browser.test_table_layout import mid_hand
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import played_out
 
-pytestmark = pytest.mark.browser
-
 AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 
 RUN_AXE = """async () => {

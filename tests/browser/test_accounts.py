@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
 from django.contrib.auth import get_user_model
 
 from accounts.models import Profile
@@ -14,8 +13,6 @@ from games.catalog import ensure_variants
 from games.models import Move, Seat, Table
 from tests import ui
 from tests.live_daphne import DaphneServer
-
-pytestmark = pytest.mark.browser
 
 PASSWORD = "tiles-and-racks-42"
 

@@ -10,16 +10,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from games import actions
 from games.catalog import ensure_variants
 from games.models import Table
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.users import make_user
-
-pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 

@@ -8,8 +8,6 @@ import pytest
 from games.catalog import ensure_variants
 from tests.live_daphne import DaphneServer, in_thread
 
-pytestmark = pytest.mark.browser
-
 # Recorded before any page script runs: the ws extension announces each connection attempt,
 # each open socket, each frame it receives and each close.
 RECORD_WS_EVENTS = """

@@ -20,8 +20,6 @@ from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.users import make_user
 
-pytestmark = pytest.mark.browser
-
 VIEWPORTS = {"desktop": ui.DESKTOP, "phone": ui.PHONE}
 
 

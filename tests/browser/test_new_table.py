@@ -8,15 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from games.catalog import ensure_variants
 from games.models import Seat, Table
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.users import make_user
-
-pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 

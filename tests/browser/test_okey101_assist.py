@@ -9,8 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from games import engine
 from games.engine.tiles import parse_tile
 from games.models import Hand, Table
@@ -18,8 +16,6 @@ from tests import ui
 from tests.browser.test_accessibility import in_language, violations
 from tests.live_daphne import DaphneServer, in_thread
 from tests.pages.test_assist import dealt_with
-
-pytestmark = pytest.mark.browser
 
 # Seat 0 (the starter, okey Y6) opens with R9-R12, K13 B13 Y13 and B5-B8: 107; the rest
 # makes no meld.

@@ -16,8 +16,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from games import engine
 from games.catalog import ensure_variants
 from games.engine import solver
@@ -28,8 +26,6 @@ from games.models import Hand, Move, Table
 from tests import ui
 from tests.live_daphne import DaphneServer
 from tests.users import make_user
-
-pytestmark = pytest.mark.browser
 
 SEAT = 0
 # A first rack whose best melds are worth this much opens within the hand nine times in ten

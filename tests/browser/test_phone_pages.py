@@ -14,8 +14,6 @@ from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import played_out
 
-pytestmark = pytest.mark.browser
-
 PHONE = {"width": 390, "height": 844}
 
 # A chart's coordinates as SVG reads them ("236.0"; a Turkish page once wrote "236,0").

@@ -23,8 +23,6 @@ from tests.live_daphne import DaphneServer, in_thread
 from tests.play import seed_of, user_table
 from tests.users import make_user
 
-pytestmark = pytest.mark.browser
-
 
 def start(variant: str, seed: str) -> tuple[Table, list[Any], Hand]:
     def make() -> tuple[Table, list[Any], Hand]:
@@ -35,15 +33,19 @@ def start(variant: str, seed: str) -> tuple[Table, list[Any], Hand]:
     return in_thread(make)  # type: ignore[no-any-return]
 
 
-def at_the_table(chromium: Any, server: DaphneServer, user: Any, table: Table) -> Any:
-    """``user``'s page at ``table``, open and connected."""
-    page = ui.signed_in_page(chromium, server, user)
+def at_the_table(
+    chromium: Any, server: DaphneServer, user: Any, table: Table, motion: bool = False
+) -> Any:
+    """``user``'s page at ``table``, open and connected (``motion``: see ui.signed_in_page)."""
+    page = ui.signed_in_page(chromium, server, user, motion=motion)
     ui.open_table(page, server, table.pk)
     return page
 
 
-def seated_pages(chromium: Any, server: DaphneServer, table: Table, users: list[Any]) -> list[Any]:
-    return [at_the_table(chromium, server, u, table) for u in users]
+def seated_pages(
+    chromium: Any, server: DaphneServer, table: Table, users: list[Any], motion: bool = False
+) -> list[Any]:
+    return [at_the_table(chromium, server, u, table, motion) for u in users]
 
 
 def scoreboard(page: Any) -> list[tuple[str, int]]:
@@ -169,7 +171,8 @@ def test_a_classic_hand_ends_by_arranging_the_rack_and_dragging_the_last_tile(
     assert {m["do"] for _, m in moves} == {"draw", "take", "discard", "finish"}
     last_seat, last = moves[-1]
     assert last["do"] == "finish"
-    pages = seated_pages(chromium, daphne_live_server, table, users)
+    # With the motion a person sees by default: the tiles slide as they are dragged.
+    pages = seated_pages(chromium, daphne_live_server, table, users, motion=True)
 
     check = hand.engine_hand()
     replay(pages, moves[:-1], check)
@@ -324,7 +327,7 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     from under the pointer, and a drag right after it lands. A "Fair deal" panel the player has
     opened stays open through it."""
     table, users, hand = start("duz", seed_of(7))
-    page = at_the_table(chromium, daphne_live_server, users[1], table)
+    page = at_the_table(chromium, daphne_live_server, users[1], table, motion=True)
     ui.wait_for_rack_frame(page)  # it makes the rack's handlers again
     page.evaluate(
         "() => { window.rackSortables = Array.from(document.querySelectorAll('#rack-area .slot'))"
@@ -335,6 +338,9 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
 
     # Seat 0 (15 tiles) discards, from its own page.
     mover = at_the_table(chromium, daphne_live_server, users[0], table)
+    # Tiles slide into place, except for a player who asked for reduced motion (the mover).
+    animation = "p => Sortable.get(document.querySelector('#rack-area .slot')).options.animation"
+    assert (page.evaluate(animation), mover.evaluate(animation)) == (120, 0)
     assert ui.simple_turn(mover)
     ui.wait_version(page, 1)
     same = page.evaluate(

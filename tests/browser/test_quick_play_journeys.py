@@ -21,8 +21,6 @@ from tests.browser.test_journeys import VIEWPORTS, play_one_turn, wait_seated
 from tests.live_daphne import DaphneServer, in_thread
 from tests.users import make_user
 
-pytestmark = pytest.mark.browser
-
 SOCKET_OPEN = "document.addEventListener('htmx:wsOpen', () => { window.__okeySocketOpen = true; });"
 
 

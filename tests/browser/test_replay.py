@@ -7,15 +7,11 @@ import random
 import re
 from typing import Any
 
-import pytest
-
 from games import actions
 from games.models import Hand
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import random_move, seed_of, user_table
-
-pytestmark = pytest.mark.browser
 
 
 def finished_hand() -> Hand:

@@ -19,8 +19,6 @@ from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import seed_of, user_table
 
-pytestmark = pytest.mark.browser
-
 SIZES = [(1280, 800), (1366, 768), (1920, 1080), (390, 844), (844, 390)]
 
 # What a player must see without scrolling, by selector (each match must lie in the window).

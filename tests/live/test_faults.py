@@ -36,7 +36,6 @@ from tests.users import make_user
 if TYPE_CHECKING:
     from tests.sockets import Players, TableSockets
 
-pytestmark = pytest.mark.browser
 
 # What each page sent and received, in order: the moves it sent (their id, hand and the
 # version they were made at), the boards it was sent (hand, version), the refusals (the move

@@ -34,7 +34,7 @@ from tests.live_daphne import fail_or_skip, free_ports
 from tests.test_settings_env import ENV_KEYS as SETTINGS_ENV
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.server
 
 # A terminal's Ctrl-C must stop the server within this (it took under a second when it works).
 STOPPED_WITHIN = 10.0

@@ -14,11 +14,7 @@ import re
 import time
 from typing import Any
 
-import pytest
-
 from tests.live_daphne import DaphneServer, in_thread
-
-pytestmark = pytest.mark.browser
 
 IDLE_SECONDS = 12
 # The move must reach the socket through the layer well before the socket's own 2 s database

@@ -26,7 +26,7 @@ from tests import ui
 from tests.live_daphne import answers, fail_or_skip, in_thread, serve_env, serving, wait_until
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
-pytestmark = pytest.mark.browser
+pytestmark = pytest.mark.server
 
 
 @dataclass

@@ -347,7 +347,6 @@ def visit(page: Any, url: str) -> None:
     assert "script-src 'self'" in header and "unsafe-inline" not in header, (url, header)
 
 
-@pytest.mark.browser
 def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     daphne_live_server: Any, chromium: Any
 ) -> None:
@@ -408,7 +407,6 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
     assert not server.errors(), server.output_of_this_test()
 
 
-@pytest.mark.browser
 def test_chromium_reports_no_violation_in_the_admin(daphne_live_server: Any, chromium: Any) -> None:
     from games.catalog import ensure_variants
     from tests import ui
