@@ -47,13 +47,15 @@ serve: install
 	$(MANAGE) collectstatic --noinput
 	$(MANAGE) serve --processes $(PROCESSES) --host $(HOST) --port $(PORT)
 
-# pytest runs the suite in TEST_WORKERS processes (pytest-xdist; two per core: many tests wait
-# on sockets and servers, so one per core left the cores idle half the time), each with its
-# own test database, daphne and Redis keys (tests/workers.py); a worker that is free takes the
+# pytest runs the suite in TEST_WORKERS processes (pytest-xdist), one per core: each has its
+# own test database, daphne, Chromium and Redis keys (tests/workers.py), and those servers and
+# browsers are busy while a test waits on them, so more workers than cores only queued on the
+# CPU (docs/PERFORMANCE.md, "The test suite": 2, 3 and 4 workers measured on a 2-core
+# machine). A worker that is free takes the
 # next test (--dist load --maxschedchunk 1), and the longest tests come first
-# (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its end. TEST_WORKERS=0
-# runs it serially in one process.
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) * 2 )))
+# (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its end.
+# TEST_WORKERS=0 runs it serially in one process.
+TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
