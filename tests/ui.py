@@ -221,6 +221,7 @@ def rack_at_rest(page: Any) -> None:
 
 def drag_tile(page: Any, source: int, target: int) -> None:
     slots = page.locator("#rack-area .slot")
+    wait_for_first_frame(page)  # it draws the rack again: a drag before it would be lost
     rack_at_rest(page)
     # The rack in the middle of the window: a drop near its edge would make SortableJS scroll
     # the page under the pointer (as it should for a person), missing the slot.
@@ -261,6 +262,7 @@ def arrange(page: Any, want: list[str | None]) -> None:
 def select(page: Any, indexes: list[int]) -> None:
     """Click the tiles in these slots (a click selects a tile: aria-pressed)."""
     slots = page.locator("#rack-area .slot")
+    wait_for_first_frame(page)  # it draws the rack again: a selection before it would be lost
     for i in indexes:
         tile = slots.nth(i).locator(".tile")
         if tile.get_attribute("aria-pressed") != "true":

@@ -36,6 +36,7 @@ def test_a_visitor_plays_as_a_guest_then_keeps_the_account(
     page.wait_for_url("**/tables/*/")
     page.wait_for_function("() => window.__okeySocketOpen === true", timeout=15_000)
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+    ui.wait_for_first_frame(page)  # it draws the rack again: a tile clicked before is not kept
     guest = get_user_model().objects.get(profile__is_guest=True)
     assert guest.username.startswith("guest-")
     table = Table.objects.get(seats__user=guest)

@@ -371,6 +371,7 @@ def test_chromium_reports_no_violation_at_the_lobby_a_table_and_a_move(
         page.locator('[data-action="practice"][data-variant="duz"]').click()
     ui.wait_for_socket(page)
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
+    ui.wait_for_first_frame(page)  # it draws the rack again: a tile dragged before is not kept
 
     # A drag on the rack (SortableJS styles the dragged tile), then moves: each lands by a
     # frame of the table socket, and the bots' moves after it arrive the same way.
