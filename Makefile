@@ -47,15 +47,14 @@ serve: install
 	$(MANAGE) collectstatic --noinput
 	$(MANAGE) serve --processes $(PROCESSES) --host $(HOST) --port $(PORT)
 
-# pytest runs the suite in TEST_WORKERS processes (pytest-xdist), one per core: each has its
-# own test database, daphne, Chromium and Redis keys (tests/workers.py), and those servers and
-# browsers are busy while a test waits on them, so more workers than cores only queued on the
-# CPU (docs/PERFORMANCE.md, "The test suite": 2, 3 and 4 workers measured on a 2-core
-# machine). A worker that is free takes the
-# next test (--dist load --maxschedchunk 1), and the longest tests come first
-# (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its end.
-# TEST_WORKERS=0 runs it serially in one process.
-TEST_WORKERS ?= $(shell nproc 2>/dev/null || echo 1)
+# pytest runs the suite in TEST_WORKERS processes (pytest-xdist), one per core and one more:
+# each has its own test database, daphne, Chromium and Redis keys (tests/workers.py), and the
+# extra worker runs while a test of another waits on its server or browser; four on two cores
+# only queued on the CPU (docs/PERFORMANCE.md, "The test suite": 2, 3 and 4 workers measured).
+# A worker that is free takes the next test (--dist load --maxschedchunk 1), and the longest
+# tests come first (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its
+# end. TEST_WORKERS=0 runs it serially in one process.
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
