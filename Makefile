@@ -66,7 +66,8 @@ test: install-dev chromium
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
 # The edit-test loop: ruff and the tests that need no browser and no server process (the
-# marks follow from the fixtures a test uses: tests/conftest.py), in well under a minute.
+# marks follow from the fixtures a test uses: tests/conftest.py); about 5 minutes on a slow
+# 2-core machine, most of it the engine replaying whole hands (docs/PERFORMANCE.md).
 test-fast: install-dev
 	$(PY) -m ruff check .
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1 -q -m "not browser and not server"
