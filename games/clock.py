@@ -23,6 +23,7 @@ import contextlib
 import logging
 import os
 import random
+import time
 from datetime import timedelta
 from typing import Any
 
@@ -44,6 +45,21 @@ SEARCHING_LEVELS = (Seat.Bot.EXPERT,)
 # the sockets of a dead server: both are measured in seconds, and their queries were most of
 # an idle pass.
 HOUSEKEEPING_SECONDS = 1.0
+
+
+class Housekeeping:
+    """For a loop of passes: whether this pass should do the housekeeping (the first, then
+    one every ``HOUSEKEEPING_SECONDS``)."""
+
+    def __init__(self) -> None:
+        self.last: float | None = None
+
+    def due(self) -> bool:
+        now = time.monotonic()
+        if self.last is not None and now - self.last < HOUSEKEEPING_SECONDS:
+            return False
+        self.last = now
+        return True
 
 
 def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:

@@ -29,9 +29,8 @@ def signed_in_page(
     """A page in a new browser context signed in as ``user`` (its own cookies); it prefers
     reduced motion unless ``motion`` (tests/conftest.py, ``_still_unless_asked``)."""
     name, _, value = cookie_for(user).partition("=")
-    context = browser.new_context(
-        viewport=viewport, reduced_motion="no-preference" if motion else "reduce"
-    )
+    motion_asked = {"reduced_motion": "no-preference"} if motion else {}
+    context = browser.new_context(viewport=viewport, **motion_asked)
     context.add_cookies(
         [
             {

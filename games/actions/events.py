@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Callable
 from typing import Any, Literal, NotRequired, TypedDict, TypeVar
 
+from django.conf import settings
 from django.db import transaction
 from django.dispatch import Signal
 
@@ -303,7 +304,8 @@ def to_table(message: TableMessage) -> None:
     once for all of its sockets there."""
     sent: dict[str, Any] = {**message, "change": uuid.uuid4().hex}
     group = table_group(message["table"])
-    wakes_the_clock = message["type"] in WAKES_THE_CLOCK
+    # Only a clock inside a server listens (with run_clock workers nobody would hear it).
+    wakes_the_clock = message["type"] in WAKES_THE_CLOCK and settings.CLOCK_IN_SERVER
 
     def publish() -> None:
         broadcast.send(group, sent)

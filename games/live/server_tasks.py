@@ -38,7 +38,7 @@ from django.db import close_old_connections
 
 from games import actions, reads
 from games.actions import broadcast, events
-from games.clock import HOUSEKEEPING_SECONDS, paused, tick
+from games.clock import Housekeeping, paused, tick
 from games.live import loop_reads
 from games.models import Presence
 
@@ -237,17 +237,14 @@ async def _clock() -> None:
     # After a change a bot is due in its delay, a searching bot its thinking time sooner.
     delay = max(0.0, settings.BOT_DELAY_SECONDS)
     due_after_a_change = sorted({max(0.0, delay - settings.BOT_THINK_MS / 1000), delay})
-    housekept = -HOUSEKEEPING_SECONDS
+    housekeeping = Housekeeping()
     scheduled: list[float] = []
     log.info("the clock runs in this server (in-memory channel layer)")
     try:
         while True:
             began = loop.time()
-            housekeeping = began - housekept >= HOUSEKEEPING_SECONDS
-            if housekeeping:
-                housekept = began
             try:
-                played = await one_pass(housekeeping)
+                played = await one_pass(housekeeping.due())
             except Exception:  # keep the clock running; the next pass retries
                 log.exception("clock pass failed; retrying")
                 played = 0

@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from games.clock import HOUSEKEEPING_SECONDS, tick
+from games.clock import Housekeeping, tick
 
 log = logging.getLogger(__name__)
 
@@ -57,22 +57,19 @@ class Command(BaseCommand):
                 "server run the clock (CLOCK_IN_SERVER)."
             )
         started = time.monotonic()
-        housekept = started - HOUSEKEEPING_SECONDS
+        housekeeping = Housekeeping()
         first = True
         while True:
             if not first:
                 # Long-running worker: drop connections that went stale between passes.
                 close_old_connections()
             first = False
-            housekeeping = time.monotonic() - housekept >= HOUSEKEEPING_SECONDS
-            if housekeeping:
-                housekept = time.monotonic()
             try:
                 played = tick(
                     bot_delay=options["bot_delay"],
                     grace_seconds=options["grace"],
                     think_ms=options["think_ms"],
-                    housekeeping=housekeeping,
+                    housekeeping=housekeeping.due(),
                 )
             except Exception:  # keep the clock running; the next pass retries
                 log.exception("clock pass failed; retrying")
