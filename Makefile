@@ -65,12 +65,13 @@ test: install-dev chromium
 	fi
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
-# The edit-test loop: ruff and the tests that need no browser and no server process (the
-# marks follow from the fixtures a test uses: tests/conftest.py); about 5 minutes on a slow
-# 2-core machine, most of it the engine replaying whole hands (docs/PERFORMANCE.md).
+# The edit-test loop: ruff and the tests that need no browser and no server process and take
+# under a second or so (the marks browser and server follow from the fixtures a test uses,
+# tests/conftest.py; slow is written on the sweeps over whole hands and the windows of
+# seconds). make test runs them all.
 test-fast: install-dev
 	$(PY) -m ruff check .
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1 -q -m "not browser and not server"
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1 -q -m "not browser and not server and not slow"
 
 lint: install-dev
 	$(PY) -m ruff check .

@@ -6,9 +6,10 @@ module; the ``table_socket`` and ``players`` fixtures (tests/conftest.py) are ma
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -127,6 +128,31 @@ async def drain(ws: Any, timeout: float = 0.3) -> list[str]:
     while not await ws.receive_nothing(timeout=timeout):
         frames.append(await ws.receive_from(timeout=5))
     return frames
+
+
+async def receive_until(ws: Any, wanted: Callable[[str], bool], timeout: float = 10) -> list[str]:
+    """Every frame that arrives up to and including the first one ``wanted`` accepts (the
+    event a test waits for, rather than a quiet spell of so many seconds); fails after
+    ``timeout`` seconds without it."""
+    frames: list[str] = []
+    async with asyncio.timeout(timeout):
+        while True:
+            frames.append(await ws.receive_from(timeout=timeout))
+            if wanted(frames[-1]):
+                return frames
+
+
+def board_at(hand_id: int, version: int) -> Callable[[str], bool]:
+    """Accepts the board frame of hand ``hand_id`` at ``version`` or later."""
+
+    def wanted(frame: str) -> bool:
+        return (
+            'id="table-live"' in frame
+            and f'data-hand="{hand_id}"' in frame
+            and version_of(frame) >= version
+        )
+
+    return wanted
 
 
 def version_of(html: str) -> int:

@@ -49,6 +49,7 @@ def production_env_from_the_readme() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_the_documented_production_settings_pass_check_deploy() -> None:
     production = production_env_from_the_readme()
     assert production["DEBUG"] == "false"
@@ -74,6 +75,7 @@ def check_deploy(env: dict[str, str]) -> str:
     return output
 
 
+@pytest.mark.slow
 def test_check_deploy_warns_about_a_development_style_configuration() -> None:
     """The check itself bites: a short key and no HSTS are reported (so the test above means
     something)."""
@@ -200,6 +202,7 @@ def test_the_systemd_environment_example_names_every_production_setting() -> Non
     assert example["DEBUG"] == "false"
 
 
+@pytest.mark.slow
 def test_the_systemd_environment_example_with_a_key_passes_check_deploy() -> None:
     check_deploy(clean_env(**{**environment_example(), "SECRET_KEY": secrets.token_urlsafe(50)}))
 

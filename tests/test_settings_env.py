@@ -153,6 +153,7 @@ def test_it_uses_postgresql_and_redis_from_the_environment() -> None:
     assert resolved["csrf_trusted_origins"] == ["https://okey.example.test"]
 
 
+@pytest.mark.slow
 def test_the_redis_sockets_outlast_the_layers_blocking_receive() -> None:
     """The layer's receive blocks in Redis for up to brpop_timeout seconds; a socket read
     timeout no longer than that kills every quiet WebSocket (channels_redis#422)."""
@@ -219,6 +220,7 @@ def test_it_refuses_a_proxy_header_without_its_value() -> None:
     assert "SECURE_PROXY_SSL_HEADER" in result.stderr
 
 
+@pytest.mark.slow
 def test_daphne_reads_the_proxys_headers_only_when_told() -> None:
     assert loaded(SECRET_KEY="a-real-secret")["proxy_headers"] is False
     assert loaded(SECRET_KEY="a-real-secret", PROXY_HEADERS="false")["proxy_headers"] is False
@@ -297,6 +299,7 @@ print(json.dumps({
 """
 
 
+@pytest.mark.slow
 def test_the_loop_reads_connect_as_django_does_unless_turned_off() -> None:
     url = "postgres://okey@db.example.test/okey"
     on = loaded(PRINT_LOOP_READS, DATABASE_URL=url, DEBUG="true", DB_LOOP_POOL_MAX="6")
@@ -313,6 +316,7 @@ def test_the_loop_reads_connect_as_django_does_unless_turned_off() -> None:
     assert not loaded(PRINT_LOOP_READS, DEBUG="true")["enabled"]  # SQLite
 
 
+@pytest.mark.slow
 def test_the_site_hashes_passwords_with_pbkdf2_while_the_suite_uses_a_fast_hasher() -> None:
     script = (
         "import django, json; django.setup(); from django.conf import settings; "
@@ -328,6 +332,7 @@ def test_the_site_hashes_passwords_with_pbkdf2_while_the_suite_uses_a_fast_hashe
     "layer",
     ["okeysite.channel_layers.RedisChannelLayer", "channels_redis.pubsub.RedisPubSubChannelLayer"],
 )
+@pytest.mark.slow
 def test_a_benchmark_may_ask_for_channels_redis_pubsub_layer(layer: str) -> None:
     script = (
         "import django, json; django.setup(); from django.conf import settings; "

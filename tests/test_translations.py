@@ -204,6 +204,7 @@ def _fresh_catalogues(tmp_path: Path) -> Path:
     return tmp_path / "locale"
 
 
+@pytest.mark.slow
 def test_every_string_of_the_site_is_in_the_turkish_catalogue(tmp_path: Path) -> None:
     """A string added to a template, a Python module or a script without `make messages` and
     a translation fails here, named with where it is used."""
@@ -303,6 +304,7 @@ def test_the_scripts_catalogue_speaks_turkish(compiled: None, signed_in: SignedI
 
 
 # ------------------------------------------------------------------------------- sockets
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.players("duz", seed=72)
 async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language(

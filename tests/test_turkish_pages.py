@@ -44,6 +44,7 @@ def visible_text(page: str) -> str:
     return html.unescape(" ".join([text, *labels]))
 
 
+@pytest.mark.slow
 def test_turkish_pages_of_a_whole_match_leave_no_english_and_no_raw_option(
     signed_in: SignedIn,
 ) -> None:

@@ -60,6 +60,7 @@ def test_it_deletes_old_guests_that_never_logged_in_again() -> None:
     assert not Profile.objects.filter(user_id=old.pk).exists()
 
 
+@pytest.mark.slow
 def test_it_counts_from_the_last_log_in_when_there_is_one() -> None:
     came_back = guest(days_old=90, last_login_days=2)
     gone = guest(days_old=90, last_login_days=45)

@@ -39,6 +39,7 @@ def run_until_over(match: Match, passes: int = 3000) -> None:
     raise AssertionError("the match did not end")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_it_plays_a_match_of_four_bots_to_its_end(variant: str) -> None:
     options = {"start_score": 4} if variant == "classic" else None
@@ -217,6 +218,7 @@ def test_it_runs_as_a_management_command() -> None:
     assert hand.version >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_it_never_double_moves_with_two_workers() -> None:
     table = bot_table("okey51", level="greedy")

@@ -199,6 +199,7 @@ def watcher_cookie(transactional_db: None) -> str:
     return cookie_for(make_user("watcher"))
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_a_spectators_socket_sits_and_its_next_move_is_the_seats(
     a_free_seat: int, watcher_cookie: str, table_socket: TableSockets

@@ -66,6 +66,7 @@ def test_it_plays_a_hand_like_the_engine_alone(variant: str) -> None:
     assert match.totals == alone.result["scores"]
 
 
+@pytest.mark.slow
 def test_it_plays_a_match_over_several_hands_and_rotates_the_starter() -> None:
     table = bot_table("okey51", {"hands": 3})
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(1))
@@ -289,6 +290,7 @@ def test_it_does_not_make_one_table_wait_for_another() -> None:
     assert hand_a.version == 1
 
 
+@pytest.mark.slow
 def test_it_verifies_200_random_hands_and_catches_tampering() -> None:
     tables = {v: bot_table(v) for v in VARIANTS}
     hands = [

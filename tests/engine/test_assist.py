@@ -230,6 +230,7 @@ def check_against_engine(hand: Hand, seat: int) -> None:
     st.integers(0, 2**32),
     st.booleans(),
 )
+@pytest.mark.slow
 def test_suggestions_are_moves_the_engine_accepts(variant: str, seed: int, flag: bool) -> None:
     rng = random.Random(seed)
     hex_seed = f"{rng.getrandbits(256):064x}"

@@ -19,6 +19,7 @@ def seed(n: int) -> str:
     return f"{random.Random(n).getrandbits(256):064x}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("level", LEVELS)
 def test_it_plays_whole_hands(variant: str, level: str) -> None:
@@ -115,6 +116,7 @@ def test_greedy_finishes_a_closed_hand_when_it_can() -> None:
     assert hand.play(0, first).ok
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["okey51", "gobek17", "okey101"])
 def test_the_lazy_order_is_the_ranked_order(variant: str) -> None:
     """play_turn takes greedy and strong moves lazily (the discards ranked only when reached):

@@ -18,6 +18,7 @@ def seed(n: int) -> str:
     return f"{random.Random(n).getrandbits(256):064x}"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("n", range(3))
 def test_it_lists_every_kind_the_engine_accepts(variant: str, n: int) -> None:

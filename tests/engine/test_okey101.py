@@ -182,6 +182,7 @@ def checked_play(hand: Hand, seat: int, label: str) -> Callable[[dict[str, Any]]
     return play
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("level", "hands"), [("greedy", 8), ("strong", 2)])
 def test_the_bots_never_make_a_penalised_throw_while_another_tile_is_free(
     level: str, hands: int

@@ -590,6 +590,7 @@ def winning_racks(draw: st.DrawFn) -> Rack:
 fifteen = st.one_of(dealt_racks(seat=0), near_racks(), winning_racks())
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(fifteen)
 def test_can_finish_matches_reference(case: Rack) -> None:
@@ -600,6 +601,7 @@ def test_can_finish_matches_reference(case: Rack) -> None:
     ), (rack, okey, wrap)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(fifteen, st.integers(0, 14))
 def test_groups_match_reference(case: Rack, drop: int) -> None:
@@ -610,6 +612,7 @@ def test_groups_match_reference(case: Rack, drop: int) -> None:
     assert solver.groups_into_melds(codes, parse_tile(okey), wrap) == expected, (tiles14, okey)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(fifteen, st.integers(0, 14))
 def test_arrange_matches_reference(case: Rack, drop: int) -> None:
@@ -622,6 +625,7 @@ def test_arrange_matches_reference(case: Rack, drop: int) -> None:
         check_arrangement(melds, codes, parse_tile(okey), wrap)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.one_of(dealt_racks(), near_racks()))
 def test_least_leftover_matches_reference(case: Rack) -> None:
@@ -633,6 +637,7 @@ def test_least_leftover_matches_reference(case: Rack) -> None:
     assert tiles_left == ref.least_leftover(rack, okey, wrap, count=True), (rack, okey, wrap)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.one_of(dealt_racks(), near_racks()))
 def test_best_opening_matches_reference(case: Rack) -> None:
@@ -643,6 +648,7 @@ def test_best_opening_matches_reference(case: Rack) -> None:
     check_opening(found, codes, parse_tile(okey), wrap)
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(st.one_of(dealt_racks(), near_racks()))
 def test_pairs_match_reference(case: Rack) -> None:
@@ -681,6 +687,7 @@ def closed_racks(draw: st.DrawFn) -> Rack:
     return rack, okey, draw(st.booleans())
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(closed_racks(), st.booleans())
 def test_best_finish_matches_reference(case: Rack, pairs_allowed: bool) -> None:

@@ -346,6 +346,7 @@ def test_the_admin_shows_standings_and_recomputes_them() -> None:
     assert stored(s) == computed(s)
 
 
+@pytest.mark.slow
 def test_a_match_that_finishes_through_the_services_is_looked_at_once(
     django_capture_on_commit_callbacks: Any,
 ) -> None:

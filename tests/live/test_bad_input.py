@@ -92,6 +92,7 @@ async def _still_usable(ws: WebsocketCommunicator) -> None:
         frames.append(await ws.receive_from(timeout=5))
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=61)
 async def test_an_oversized_table_socket_message_is_refused_unread_and_the_socket_stays(
     players: Players, table_socket: TableSockets
@@ -148,6 +149,7 @@ def test_the_servers_cap_a_websocket_message(monkeypatch: pytest.MonkeyPatch) ->
             assert command[command.index(option) + 1] == cap, command
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=61)
 async def test_nested_json_unknown_hands_and_an_anonymous_ready_are_refused_on_the_socket(
     players: Players, table_socket: TableSockets
@@ -228,6 +230,7 @@ async def test_a_failing_handler_answers_a_generic_refusal_and_the_socket_stays(
     assert any(r.exc_info and "a bug" in str(r.exc_info[1]) for r in caplog.records)
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=61)
 async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
     monkeypatch: pytest.MonkeyPatch, players: Players

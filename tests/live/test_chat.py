@@ -97,6 +97,7 @@ async def test_staff_delete_a_line_in_the_admin_and_open_pages_drop_it(
 
 
 # ----------------------------------------------------------------------------- the socket
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=1005)
 async def test_a_message_reaches_every_socket_escaped_and_outside_the_board(
     players: Players, fan_cookie: str, table_socket: TableSockets
@@ -138,6 +139,7 @@ async def test_a_message_reaches_every_socket_escaped_and_outside_the_board(
     assert await database_sync_to_async(ChatMessage.objects.count)() == 2
 
 
+@pytest.mark.slow
 async def test_a_canned_phrase_arrives_in_each_readers_language(
     players: Players, table_socket: TableSockets
 ) -> None:
@@ -165,6 +167,7 @@ async def test_a_canned_phrase_arrives_in_each_readers_language(
     assert texts(chat_panel(page.content.decode())) == [expected]
 
 
+@pytest.mark.slow
 async def test_a_muted_author_does_not_reach_the_muter_live(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
@@ -234,6 +237,7 @@ async def test_a_muted_author_does_not_reach_the_muter_live(
     assert any('data-error="bad_chat"' in f for f in errors)
 
 
+@pytest.mark.slow
 async def test_chat_off_refuses_and_open_panels_say_so(
     players: Players, table_socket: TableSockets
 ) -> None:
@@ -271,6 +275,7 @@ async def test_a_private_tables_chat_needs_its_invite(
         )
 
 
+@pytest.mark.slow
 async def test_a_rematch_empties_the_open_chat_panels_and_lifts_the_mutes(
     muted_chat_table: Players, table_socket: TableSockets
 ) -> None:

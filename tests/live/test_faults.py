@@ -317,6 +317,7 @@ async def test_after_redis_loses_its_groups_the_layer_rejoins_them_and_tells_its
         await asyncio.wait_for(layer.flush(), 15)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.players("duz", seed=43)
 async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_now(
@@ -353,6 +354,7 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
     assert version_of(frames[-1]) == 1, frames
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.players("duz", seed=44)
 async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers_the_move(

@@ -216,6 +216,7 @@ def hand_as_it_was(hand_id: int, before: tuple[Any, ...]) -> None:
 
 
 # ----------------------------------------------------------------------------- sockets
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["duz", "okey51"])  # a closed and an open table
 def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
     variant: str, caplog: pytest.LogCaptureFixture
@@ -316,6 +317,7 @@ def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
 
 
 # ----------------------------------------------------------------------------- HTTP
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["duz", "okey51"])
 def test_fuzzed_http_posts_are_refused_without_a_500(
     variant: str, caplog: pytest.LogCaptureFixture, signed_in: SignedIn

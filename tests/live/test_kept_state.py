@@ -88,6 +88,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant, players", VARIANTS)
 def test_a_state_brought_forward_is_the_state_read_move_by_move(
     published: list[dict[str, Any]], variant: str, players: int

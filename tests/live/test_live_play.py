@@ -28,6 +28,7 @@ def rack_of(html: str) -> list[str]:
     return re.findall(r'data-tile="([^"]+)"', part)
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=101, present=True)
 async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack(
     players: Players, table_socket: TableSockets
@@ -72,6 +73,7 @@ async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack(
     ]
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=102, present=True)
 async def test_it_refuses_bad_moves_to_the_mover_alone_and_changes_nothing(
     players: Players, table_socket: TableSockets
@@ -129,6 +131,7 @@ async def test_it_refuses_bad_moves_to_the_mover_alone_and_changes_nothing(
     assert not await database_sync_to_async(hand.moves.exists)()
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=103, present=True)
 async def test_it_keeps_a_rack_arrangement_across_a_reconnect(
     players: Players, table_socket: TableSockets

@@ -57,6 +57,7 @@ async def _stays_open(ws: Any, seconds: float = 0.5) -> bool:
     return True
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=4)
 async def test_a_log_out_closes_the_sockets_of_that_session_alone(
     players: Players, log_ins: list[Client], table_socket: TableSockets
@@ -73,6 +74,7 @@ async def test_a_log_out_closes_the_sockets_of_that_session_alone(
             assert await ws.receive_nothing(timeout=0.5)  # still open
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=4)
 @pytest.mark.parametrize("change", ["password", "deactivated"])
 async def test_a_new_password_or_a_deactivated_account_closes_every_socket(
@@ -96,6 +98,7 @@ async def test_a_new_password_or_a_deactivated_account_closes_every_socket(
             assert await _closed(ws)
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=4)
 async def test_a_log_in_saving_last_login_closes_nothing(
     players: Players, log_ins: list[Client], signed_in: SignedIn, table_socket: TableSockets

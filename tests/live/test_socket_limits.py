@@ -36,6 +36,7 @@ class Renders:
         monkeypatch.setattr(TableConsumer, "_render", counted)
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
 async def test_refreshes_are_answered_at_most_once_a_second(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
@@ -59,6 +60,7 @@ async def test_refreshes_are_answered_at_most_once_a_second(
     assert live_frames(await drain(ws, 1.5))  # a later one is answered, never lost
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
 async def test_one_address_may_open_only_so_many_sockets_on_a_table_and_in_all(
     players: Players, table_socket: TableSockets
@@ -88,6 +90,7 @@ async def test_one_address_may_open_only_so_many_sockets_on_a_table_and_in_all(
     assert live_frames(await drain(again))
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
 async def test_one_account_may_open_only_so_many_sockets_on_a_table(
     players: Players, table_socket: TableSockets
@@ -101,6 +104,7 @@ async def test_one_account_may_open_only_so_many_sockets_on_a_table(
     assert (await extra.receive_output(timeout=5))["code"] == CLOSE_TOO_MANY
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
 async def test_a_socket_whose_messages_keep_being_refused_is_dropped_to_silence(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
@@ -127,6 +131,7 @@ async def test_a_socket_whose_messages_keep_being_refused_is_dropped_to_silence(
     assert codes.count("too_fast") == 1 and len(codes) == limits.REFUSALS_ALLOWED + 1
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
 async def test_a_flood_of_refreshes_costs_other_tables_a_bounded_number_of_renders(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets

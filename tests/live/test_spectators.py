@@ -24,9 +24,11 @@ from tests.play import playing_table, random_move
 from tests.sockets import (
     Players,
     TableSockets,
+    board_at,
     cookie_for,
     drain,
     players_at_table,
+    receive_until,
     version_of,
 )
 from tests.users import SignedIn, make_user
@@ -72,6 +74,7 @@ def discards_on_the_table(transactional_db: None) -> Players:
 
 
 # ----------------------------------------------------------------------------- counting
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=901, present=True)  # as tests.play.playing_table() makes it
 async def test_it_counts_spectators_live_on_the_table_and_in_the_lobby(
     players: Players, fan_cookie: str, table_socket: TableSockets
@@ -132,6 +135,7 @@ def lobby_watching(table_id: int) -> int:
 
 
 # ----------------------------------------------------------------------------- hidden information
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["classic", "okey51"])
 async def test_a_spectators_every_frame_holds_no_rack_tile(
     variant: str, hand_of_the_variant: Players, table_socket: TableSockets
@@ -143,25 +147,27 @@ async def test_a_spectators_every_frame_holds_no_rack_tile(
     publics: dict[int, dict[str, Any]] = {}
     seeds: dict[int, str] = {}
 
-    def step(rng: random.Random) -> bool:
+    def step(rng: random.Random) -> int | None:
+        """Notes the hand as it is and plays a random move: the version it made, or None once
+        the hand is over."""
         hand = Hand.objects.get(pk=hand_id)
         publics[hand.version] = hand.public_view()
         seeds[hand.version] = hand.seed
         if hand.status != Hand.Status.PLAYING:
-            return False
+            return None
+        made = hand.version + 1
         seat, move = random_move(hand, rng)
         actions.play(hand, seat, move, by=users[seat])
-        return True
+        return made
 
     spectator = await table_socket(hand_of_the_variant.table_id, first_frame=False)
     frames: list[str] = []
     rng = random.Random(3)
     for _ in range(400):
-        going = await database_sync_to_async(step)(rng)
-        frames += await drain(spectator, 0.05)
-        if not going:
+        version = await database_sync_to_async(step)(rng)
+        if version is None:
             break
-    frames += await drain(spectator, 0.3)
+        frames += await receive_until(spectator, board_at(hand_id, version))
     await spectator.disconnect()
     # Frames of this hand only: the next one may be dealt once it ends (the clock of a
     # live-server test's daphne, on the same test database, deals it), at version 0 again.
@@ -182,6 +188,7 @@ async def test_a_spectators_every_frame_holds_no_rack_tile(
 
 
 # ----------------------------------------------------------------------------- hiding a hand
+@pytest.mark.slow
 async def test_a_seated_player_hides_the_hand_from_spectators_until_it_ends(
     discards_on_the_table: Players, table_socket: TableSockets
 ) -> None:

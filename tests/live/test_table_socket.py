@@ -104,6 +104,7 @@ async def test_it_refuses_a_private_table_without_the_invite(
     await table_socket(private_table.pk, query=f"invite={private_table.invite_token}")
 
 
+@pytest.mark.slow
 @pytest.mark.players("okey51", seed=42)
 async def test_an_idle_socket_never_queries_the_database(
     players: Players, table_socket: TableSockets
@@ -204,6 +205,7 @@ async def test_a_frame_for_a_socket_whose_client_just_left_is_dropped_quietly() 
         ),
     ],
 )
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=43)
 async def test_a_change_is_made_once_and_each_view_rendered_once(
     monkeypatch: pytest.MonkeyPatch,
@@ -329,6 +331,7 @@ def counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     return counts
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=44)
 async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_read(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
@@ -362,6 +365,7 @@ async def test_a_movers_arrangement_survives_a_move_brought_forward_without_a_re
     assert all('id="rack-area"' not in f[0] for f in frames[1:])
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=45)
 async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afresh(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
@@ -398,6 +402,7 @@ async def test_a_rack_that_must_be_sent_from_a_state_brought_forward_is_read_afr
     assert 'id="rack-area"' in frames[0][0] and 'id="rack-area"' not in frames[1][0]
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=46)
 async def test_seats_are_read_again_in_the_background_while_moves_are_brought_forward(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
@@ -453,6 +458,7 @@ async def test_seats_are_read_again_in_the_background_while_moves_are_brought_fo
     assert counts == {"reads": 1, "advances": 2}, "too old to bring forward: read"
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=47)
 async def test_a_players_new_display_name_shows_at_their_table_at_once(
     players: Players, table_socket: TableSockets

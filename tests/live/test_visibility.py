@@ -38,6 +38,7 @@ def play_one(table_id: int, users: list[Any], rng: random.Random) -> int:
     return actions.play(hand, seat, move, by=users[seat]).version
 
 
+@pytest.mark.slow
 @pytest.mark.players("duz", seed=921, present=True)  # as tests.play.playing_table makes it
 async def test_a_lost_hide_message_is_made_good_by_the_next_move(
     loss: Loss,  # noqa: F811 - the fixture

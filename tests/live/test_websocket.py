@@ -123,6 +123,7 @@ async def test_it_forwards_lobby_broadcasts_through_the_channel_layer(
     assert await guest_socket.receive_from(timeout=5) == fragment
 
 
+@pytest.mark.slow
 async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
     guest_socket: WebsocketCommunicator, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -178,6 +178,7 @@ def unassisted_table(transactional_db: None) -> Players:
     return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
 
+@pytest.mark.slow
 async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh(
     assisted_table: Players, table_socket: TableSockets
 ) -> None:

@@ -224,6 +224,7 @@ def site_pages() -> list[tuple[str, Client, str]]:
     return pages
 
 
+@pytest.mark.slow
 @pytest.mark.django_db
 def test_every_page_sends_the_policy_and_needs_no_inline_code() -> None:
     problems = []
@@ -269,6 +270,7 @@ def players_at_the_live_table(transactional_db: None) -> Players:
     return Players(table.pk, users, [cookie_for(u) for u in users], hand)
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_the_table_sockets_frames_need_no_inline_code(
     players_at_the_live_table: Players, table_socket: TableSockets
@@ -301,6 +303,7 @@ async def test_the_table_sockets_frames_need_no_inline_code(
     assert not [p for p in problems if p[1]], problems
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_sockets_frames_need_no_inline_code(
     players_at_the_live_table: Players,

@@ -880,6 +880,7 @@ def test_play_now_refuses_a_variant_that_does_not_exist(signed_in: SignedIn) -> 
 
 
 # ----------------------------------------------------------------------------- one live table
+@pytest.mark.slow
 def test_a_player_sits_at_one_live_table_at_a_time(signed_in: SignedIn) -> None:
     alice, bob = make_user("alice"), make_user("bob")
     first = actions.open_table(variant="okey51", user=alice, name="First")
@@ -1248,6 +1249,7 @@ async def test_the_lobby_socket_sends_the_list_and_a_new_one_when_a_table_opens(
         await frame_where(ws, lambda f: seats_shown(lobby_rows(f)[table.pk])[2] == "Bot (strong)")
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_socket_renders_each_viewers_own_list(
     owner_other_and_carol: tuple[Any, Any, Any, str, str],
@@ -1301,6 +1303,7 @@ async def test_the_lobby_socket_counts_players_coming_and_going(
     assert users == 0
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_an_idle_lobby_socket_makes_no_database_queries(host_of_an_open_table: str) -> None:
     async with lobby_sockets(host_of_an_open_table, "") as [(ws, first), (guest, _g)]:
@@ -1333,6 +1336,7 @@ async def test_an_idle_lobby_socket_makes_no_database_queries(host_of_an_open_ta
         assert asked.statements
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 async def test_the_lobby_socket_drops_a_table_whose_match_has_ended(
     a_match_the_bots_finish: tuple[int, int, str],

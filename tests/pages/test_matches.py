@@ -154,6 +154,7 @@ def test_an_unknown_player_s_history_is_404(signed_in: SignedIn) -> None:
     assert signed_in().get(reverse("player_history", args=["nobody"])).status_code == 404
 
 
+@pytest.mark.slow
 def test_each_filter_narrows_the_list(signed_in: SignedIn) -> None:
     ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
@@ -189,6 +190,7 @@ def test_each_filter_narrows_the_list(signed_in: SignedIn) -> None:
     assert len(row_ids(history(client, "ada", "?date_from=not-a-date&result=nope"))) == 4
 
 
+@pytest.mark.slow
 def test_the_history_is_paginated_and_page_links_keep_the_filters(signed_in: SignedIn) -> None:
     ada = make_user("ada")
     duz, classic = new_table("duz"), new_table("classic")
@@ -217,6 +219,7 @@ def test_the_history_is_paginated_and_page_links_keep_the_filters(signed_in: Sig
     assert row_ids(history(client, "ada", "?variant=duz&page=9")) == newest_first[20:]
 
 
+@pytest.mark.slow
 def test_the_history_s_queries_do_not_grow_with_its_rows(
     django_assert_max_num_queries: Any,
     signed_in: SignedIn,
@@ -281,6 +284,7 @@ def test_the_profile_links_the_history_and_its_matches(signed_in: SignedIn) -> N
 
 
 # ----------------------------------------------------------------------------- the match page
+@pytest.mark.slow
 def test_the_scoreboard_and_the_chart_are_the_stored_hands(signed_in: SignedIn) -> None:
     table, users, match = played_out("okey51", {"hands": 3}, 1)
     hands = list(match.hands.order_by("number"))
@@ -321,6 +325,7 @@ def test_the_scoreboard_and_the_chart_are_the_stored_hands(signed_in: SignedIn) 
             assert row.one("td", data_finisher=True).text() == users[h.finisher].get_username()
 
 
+@pytest.mark.slow
 def test_the_chart_is_drawn_with_the_same_numbers_in_turkish(signed_in: SignedIn) -> None:
     """SVG reads coordinates with a decimal point: a Turkish page ("236,0") drew no chart."""
     _table, _users, match = played_out("okey51", {"hands": 3}, 1)
@@ -345,6 +350,7 @@ def test_bots_are_named_by_seat_with_their_level(signed_in: SignedIn) -> None:
     assert [h.rstrip(" ★") for h in heads] == [f"Bot {n} (random)" for n in range(1, 5)]
 
 
+@pytest.mark.slow
 def test_a_live_hand_is_being_played_with_no_scores(signed_in: SignedIn) -> None:
     table, users = user_table("okey51", {"hands": 3})
     match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(41))
@@ -380,6 +386,7 @@ def test_an_unknown_match_is_404(signed_in: SignedIn) -> None:
     assert signed_in().get(reverse("match", args=[987654])).status_code == 404
 
 
+@pytest.mark.slow
 def test_a_private_match_needs_its_invite_unless_the_viewer_played_in_it(
     signed_in: SignedIn,
 ) -> None:

@@ -236,6 +236,7 @@ def assert_like_missing(p: Private, invite: str | None) -> int:
     return compared
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("invite", [None, WRONG])
 def test_every_table_endpoint_answers_an_open_private_table_like_a_missing_one(
     invite: str | None,
@@ -244,6 +245,7 @@ def test_every_table_endpoint_answers_an_open_private_table_like_a_missing_one(
     assert assert_like_missing(p, invite) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("invite", [None, WRONG])
 def test_every_table_endpoint_answers_a_playing_private_table_like_a_missing_one(
     invite: str | None,
@@ -360,6 +362,7 @@ def rotate_url(table: Table) -> str:
     return reverse("table_rotate_invite", args=[table.pk])
 
 
+@pytest.mark.slow
 def test_the_host_rotates_the_invite_and_the_old_link_is_like_a_missing_table(
     signed_in: SignedIn,
 ) -> None:
@@ -484,6 +487,7 @@ def a_watched_private_match(transactional_db: None) -> tuple[Private, str, str]:
     return p, cookie_for(p.players[1]), cookie_for(make_user("fan"))
 
 
+@pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.parametrize("lost", [False, True])
 async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(

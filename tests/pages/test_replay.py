@@ -221,6 +221,7 @@ def test_the_match_export_names_a_live_hand_without_its_seed_or_moves(signed_in:
 
 
 # ----------------------------------------------------------------------------- a finished hand
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_everyone_replays_a_finished_hand_with_every_rack(
     variant: str, signed_in: SignedIn
@@ -249,6 +250,7 @@ def test_everyone_replays_a_finished_hand_with_every_rack(
     assert 'data-step="0"' in page
 
 
+@pytest.mark.slow
 def test_a_private_table_s_finished_hand_needs_the_invite(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 3, is_private=True)
     stranger = make_user("stranger")
@@ -308,6 +310,7 @@ def expected_words(m: Move, names: list[str]) -> list[str]:
     raise AssertionError(do)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variant", ["classic", "okey51"])
 def test_every_step_has_its_own_url_and_says_its_move(variant: str, signed_in: SignedIn) -> None:
     table, users, hand = finished_hand(variant, 10 + VARIANTS.index(variant))
@@ -339,6 +342,7 @@ def test_every_step_has_its_own_url_and_says_its_move(variant: str, signed_in: S
     assert "finished the hand" in finisher_words or "ran dry" in finisher_words
 
 
+@pytest.mark.slow
 def test_htmx_gets_the_step_fragment_and_the_page_has_the_keys_script(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 21)
     client = signed_in()
@@ -404,6 +408,7 @@ def test_a_later_hand_with_another_starter_exports_renumbered_in_turn_order() ->
     assert not check(scenario)[1]
 
 
+@pytest.mark.slow
 def test_the_scenario_command_line_replays_an_export(tmp_path: Path) -> None:
     table, users, hand = finished_hand("classic", 40)
     path = tmp_path / "hand.json"
@@ -505,6 +510,7 @@ def test_the_deal_check_passes_and_fails_when_a_revealed_seed_is_changed(
     assert f"hand {hand.pk}: deal: FAILED" in err.getvalue()
 
 
+@pytest.mark.slow
 def test_the_deal_check_finds_a_changed_move_log(signed_in: SignedIn) -> None:
     table, users, hand = finished_hand("duz", 72)
     checks = {c.key: c.ok for c in audit.deal_checks(hand)}
@@ -536,6 +542,7 @@ def test_the_rules_pages_explain_how_to_check_a_deal(signed_in: SignedIn) -> Non
     assert "SHA-256" in page.split('id="fair-deal"')[1]
 
 
+@pytest.mark.slow
 def test_the_deal_check_speaks_the_readers_language(signed_in: SignedIn) -> None:
     """Its details were English in a Turkish page ("122 moves", "hand scores [0, 0, 0, 0]")."""
     _table, _users, hand = finished_hand("classic", 73)
