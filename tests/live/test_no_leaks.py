@@ -180,12 +180,14 @@ class Game:
         return Hand.objects.get(pk=self.hand_id)
 
     def fetch_round(self, version: int, everything: bool) -> None:
-        """Every observer fetches the table, the hand's replay (its start, its latest step, and
-        the fragments those pages ask for); with ``everything``, the other pages too."""
+        """Every observer fetches the table, the hand's replay at its latest step, and the
+        fragments those pages ask for; with ``everything``, the other pages too (the replay's
+        start among them: its board is the deal, the same each time)."""
         t, h, m = self.table.pk, self.hand_id, self.match_id
-        paths = [f"/tables/{t}/", f"/hands/{h}/", f"/hands/{h}/step/{version}/"]
+        paths = [f"/tables/{t}/", f"/hands/{h}/step/{version}/"]
         if everything:
             paths += [
+                f"/hands/{h}/",
                 "/",
                 f"/tables/{t}/controls/",
                 f"/matches/{m}/",
