@@ -1,6 +1,6 @@
 """Tables and play for the tests: tables of new users or of bots, random legal moves played
-through the actions (a few, a whole hand, a whole match), and a hand stored as the actions
-store it. Not a test module."""
+through the actions (a few, a whole hand, a whole match), a hand stored as the actions store
+it, and a starter's rack made to order. Not a test module."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ from typing import Any
 
 from games import actions, engine
 from games.catalog import ensure_variants
+from games.engine import layout as rack_layout
 from games.engine.selfplay import candidate_moves
-from games.models import Hand, Match, Move, Table
+from games.models import Hand, Match, Move, Participant, Table
 from tests.users import make_user
 
 
@@ -177,3 +178,26 @@ def played_out(variant: str, options: dict[str, Any], n: int) -> tuple[Table, li
     assert match.status == Match.Status.FINISHED
     table.refresh_from_db()
     return table, users, match
+
+
+def rack_of_rows(
+    variant: str, seed: int, *rows: list[list[str]], options: dict[str, Any] | None = None
+) -> tuple[Hand, list[Any], list[str | None]]:
+    """A hand of ``variant`` whose starter (seat 0) holds exactly the tiles of ``rows``, laid
+    out on the stand and stored so, row by row, each row's groups side by side with a gap after
+    each."""
+    table, users = user_table(variant, options)
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
+    lay: list[str | None] = []
+    for row in rows:
+        line = [slot for group in row for slot in [*group, None]]
+        lay += line + [None] * (rack_layout.ROW_SLOTS - len(line))
+    lay += [None] * (rack_layout.SLOTS - len(lay))
+    state = dict(hand.state)
+    racks = [list(r) for r in state["racks"]]
+    racks[0] = [engine.parse_tile(t) for t in lay if t is not None]
+    state["racks"] = racks
+    Hand.objects.filter(pk=hand.pk).update(state=state)
+    Participant.objects.filter(hand=hand, position=0).update(layout=lay)
+    hand.refresh_from_db()
+    return hand, users, lay

@@ -110,26 +110,34 @@ def submit(
     ``table_id``: the table the client is at (see :func:`play`).
 
     ``request`` is ``{"do": ...}`` with the engine's fields (``tile``, ``meld``, ``end``,
-    ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and ``tiles``
-    (the selected tiles). ``open`` and ``lay`` use the selected tiles grouped as they stand on
-    the rack (two-tile groups are pairs). ``finish`` first tries the groups arranged on the
+    ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and the selected
+    tiles: ``slots``, their places on the stand (a rack holds two copies of a tile, and the
+    slot says which one), or ``tiles`` by name (the first copies on the rack). ``open`` and
+    ``lay`` use the selected tiles grouped as they stand on the rack (two-tile groups are
+    pairs). ``finish`` first tries the groups arranged on the
     rack; if they are not melds, the engine's solver looks for any grouping.
     """
     if not isinstance(request, dict) or not isinstance(request.get("do"), str):
         raise GameError("bad_move", "a move is an object with a 'do' field")
     pk = _hand_pk(hand)
-    move = {k: v for k, v in request.items() if k not in ("layout", "tiles")}
+    move = {k: v for k, v in request.items() if k not in ("layout", "tiles", "slots")}
     arranged = request.get("layout")
     if arranged is not None:
         arranged = arrange(pk, seat, arranged, by=by, table_id=table_id)
     kind = move["do"]
     if kind in _TABLE_PLAYS and "melds" not in move and "pairs" not in move:
-        selected = request.get("tiles")
-        if not isinstance(selected, list) or not all(isinstance(t, str) for t in selected):
-            raise GameError("bad_move", "select the tiles to put on the table")
+        slots, selected = request.get("slots"), request.get("tiles")
         if arranged is None:
             arranged = _layout_of(pk, seat, table_id)
-        groups = rack_layout.selected_groups(arranged, selected)
+        if isinstance(slots, list) and slots:
+            try:
+                groups = rack_layout.groups_at(arranged, slots)
+            except ValueError as exc:
+                raise GameError("bad_move", f"those are not tiles on your rack: {exc}") from None
+        elif isinstance(selected, list) and all(isinstance(t, str) for t in selected):
+            groups = rack_layout.selected_groups(arranged, selected)
+        else:
+            raise GameError("bad_move", "select the tiles to put on the table")
         if groups and all(len(g) == 2 for g in groups):
             move["pairs"] = groups
         else:

@@ -92,6 +92,35 @@ def groups(layout: Sequence[str | None], leave_out: str | None = None) -> list[l
     return found
 
 
+def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[str]]:
+    """The tiles in ``slots`` (indexes into ``layout``), grouped as they stand on the rack: for
+    each group of adjacent tiles, its tiles in the chosen slots, in rack order. A slot names
+    one copy of a tile where a name could be either of two. Raises ``ValueError`` for a slot
+    chosen twice, out of the stand, or empty."""
+    if len(set(slots)) != len(slots):
+        raise ValueError("a slot is chosen once")
+    for slot in slots:
+        if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < len(layout):
+            raise ValueError(f"no slot {slot!r} on the stand")
+        if layout[slot] is None:
+            raise ValueError(f"slot {slot} holds no tile")
+    chosen = set(slots)
+    out: list[list[str]] = []
+    for start in range(0, len(layout), ROW_SLOTS):
+        current: list[str] = []
+        for i in range(start, min(start + ROW_SLOTS, len(layout))):
+            code = layout[i]
+            if code is None:
+                if current:
+                    out.append(current)
+                current = []
+            elif i in chosen:
+                current.append(code)
+        if current:
+            out.append(current)
+    return out
+
+
 def selected_groups(layout: Sequence[str | None], selected: Sequence[str]) -> list[list[str]]:
     """The selected tiles, grouped as they stand on the rack: for each group of adjacent tiles,
     the selected ones in it (in rack order). Each selected tile is used once."""
@@ -171,6 +200,7 @@ __all__ = [
     "check",
     "default_layout",
     "groups",
+    "groups_at",
     "reconcile",
     "rows",
     "selected_groups",

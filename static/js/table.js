@@ -216,6 +216,15 @@
     return false;
   }
 
+  // The stand's places of the selected tiles: a rack holds two copies of a tile, and the place
+  // says which copy was chosen (by name the server would take the first one on the rack).
+  function selectedSlots() {
+    var area = rackArea();
+    if (!area) return [];
+    var slots = Array.prototype.slice.call(area.querySelectorAll(".rack .slot"));
+    return selected().map(function (t) { return slots.indexOf(t.closest(".slot")); });
+  }
+
   function act(kind, button) {
     var picked = selected().map(function (t) { return t.dataset.tile; });
     switch (kind) {
@@ -228,11 +237,11 @@
         break;
       case "open": case "lay":
         if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
-        play(kind, { tiles: picked });
+        play(kind, { slots: selectedSlots() });
         break;
       case "lay-onto": // pairs laid onto another pairs player's row
         if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
-        play("lay", { tiles: picked, onto: parseInt(button.dataset.onto, 10) });
+        play("lay", { slots: selectedSlots(), onto: parseInt(button.dataset.onto, 10) });
         break;
       case "add": case "swap":
         if (!oneTile(picked)) return;

@@ -20,7 +20,7 @@ from games.engine import layout, solver
 from games.models import Hand, Move, Participant, Table
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
-from tests.play import seed_of, user_table
+from tests.play import rack_of_rows, seed_of, user_table
 from tests.users import make_user
 
 
@@ -130,6 +130,35 @@ def play_by_clicks(
     for page in pages:
         assert page.okey_errors == []
     assert not server.errors(), server.output_of_this_test()
+
+
+def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+) -> None:
+    """Two copies of R13 on the rack: one ends a run the player keeps, the other completes the
+    set they open with. The tiles clicked are the tiles opened, and the run stays whole."""
+    kept = ["R9", "R10", "R11", "R12", "R13"]
+    melds = [["Y13", "K13", "B13", "R13"], ["B9", "B10", "B11"], ["K10", "K11", "K12"]]
+    hand, users, lay = in_thread(
+        lambda: rack_of_rows(
+            "okey101", 108, [kept, *melds[:2]], [melds[2], ["Y1", "K2"]], options={"timer": 0}
+        )
+    )
+    table = in_thread(lambda: Table.objects.get(matches__hands=hand))
+    page = at_the_table(chromium, daphne_live_server, users[0], table)
+    assert ui.rack_layout(page) == lay
+    ui.select(page, [i for i in [*range(6, 15), *range(16, 19)] if lay[i] is not None])
+    ui.click_action(page, "open")
+    ui.wait_version(page, hand.version + 1)
+    opened = page.locator('.meld-group[data-owner="0"] .meld')
+    shown = [
+        opened.nth(i).locator(".tile").evaluate_all("ts => ts.map(t => t.dataset.tile)")
+        for i in range(opened.count())
+    ]
+    assert sorted(map(sorted, shown)) == sorted(map(sorted, melds))
+    assert ui.rack_layout(page)[:5] == kept  # the run on the rack, its R13 too
+    assert page.locator("#move-error").inner_text().strip() == ""
+    page.screenshot(path=str(artifacts / "okey101-opening-with-a-second-copy.png"))
 
 
 def test_four_players_play_an_okey51_hand_with_opening_and_feeding(

@@ -133,3 +133,19 @@ def test_a_sorted_rack_holds_exactly_the_rack_with_the_wilds_last(
     placed = [c for c in lay if c is not None]
     wild = [c == okey for c in placed]
     assert wild == sorted(wild)
+
+
+def test_the_tiles_in_chosen_slots_are_those_tiles_even_when_another_copy_stands_before() -> None:
+    lay: list[str | None] = [None] * layout.SLOTS
+    lay[0:5] = ["R9", "R10", "R11", "R12", "R13"]
+    lay[6:10] = ["Y13", "K13", "B13", "R13"]  # the second R13, in a set
+    lay[16:19] = ["B9", "B10", "B11"]
+    slots = [6, 7, 8, 9, 16, 17, 18]
+    assert layout.groups_at(lay, slots) == [["Y13", "K13", "B13", "R13"], ["B9", "B10", "B11"]]
+    # By name, the first R13 on the rack would be taken: the set broken, the run cut.
+    assert layout.selected_groups(lay, ["Y13", "K13", "B13", "R13"]) != [
+        ["Y13", "K13", "B13", "R13"]
+    ]
+    for bad in ([5], [6, 6], [99], [-1]):
+        with pytest.raises(ValueError):
+            layout.groups_at(lay, bad)

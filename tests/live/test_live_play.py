@@ -16,7 +16,7 @@ from django.urls import reverse
 from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Participant
-from tests.play import seed_of, user_table
+from tests.play import rack_of_rows, seed_of, user_table
 from tests.sockets import Players, TableSockets, drain, version_of
 from tests.users import SignedIn
 
@@ -238,23 +238,33 @@ def test_it_refuses_a_finish_that_is_none_and_changes_nothing() -> None:
 
 
 def test_it_opens_with_the_selected_tiles_grouped_as_on_the_rack() -> None:
-    table, users = user_table("okey51")
-    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(108)).hands.get()
     melds = [["R10", "R11", "R12", "R13"], ["K13", "B13", "Y13"], ["B9", "B10", "B11"]]
-    state = dict(hand.state)
-    racks = [list(r) for r in state["racks"]]
-    extra = [engine.parse_tile(t) for t in ("Y1", "K2")]
-    racks[0] = [engine.parse_tile(t) for g in melds for t in g] + extra
-    state["racks"] = racks
-    Hand.objects.filter(pk=hand.pk).update(state=state)
-    lay: list[str | None] = []
-    for group in melds:
-        lay += [*group, None]
-    lay += ["Y1", "K2"]
-    lay += [None] * (rack_layout.SLOTS - len(lay))
+    hand, users, lay = rack_of_rows("okey51", 108, [*melds, ["Y1", "K2"]])
     selected = [t for g in melds for t in g]
     played = actions.submit(
         hand.pk, 0, {"do": "open", "tiles": selected, "layout": lay}, by=users[0]
     )
     assert played.move.action == {"do": "open", "melds": melds}
     assert played.events[0]["type"] == "open" and played.events[0]["total"] >= 101
+
+
+@pytest.mark.parametrize("variant", ["okey51", "gobek17", "okey101"])
+def test_the_tiles_opened_are_those_in_the_chosen_slots_when_another_copy_stands_first(
+    variant: str,
+) -> None:
+    """Two copies of R13: one ends a run kept on the rack, the other is in the set opened."""
+    kept = ["R9", "R10", "R11", "R12", "R13"]
+    melds = [["Y13", "K13", "B13", "R13"], ["B9", "B10", "B11"], ["K10", "K11", "K12"]]
+    hand, users, lay = rack_of_rows(variant, 108, [kept, *melds[:2]], [melds[2], ["Y1", "K2"]])
+    slots = [i for i in [*range(6, 15), *range(16, 19)] if lay[i] is not None]
+    assert [lay[i] for i in slots] == [t for g in melds for t in g]
+    played = actions.submit(hand.pk, 0, {"do": "open", "slots": slots, "layout": lay}, by=users[0])
+    assert played.move.action == {"do": "open", "melds": melds}
+    after = Hand.objects.get(pk=hand.pk)
+    assert sorted(after.view_for(0)["rack"]) == sorted([*kept, "Y1", "K2"])
+    # A slot that is empty, or chosen twice, is refused and changes nothing.
+    for bad in ([5], [20, 20]):
+        with pytest.raises(actions.GameError) as exc:
+            actions.submit(after.pk, 0, {"do": "lay", "slots": bad}, by=users[0])
+        assert exc.value.code == "bad_move"
+    assert Hand.objects.get(pk=hand.pk).version == after.version
