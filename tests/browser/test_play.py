@@ -132,8 +132,9 @@ def play_by_clicks(
     assert not server.errors(), server.output_of_this_test()
 
 
+@pytest.mark.parametrize("size", ["desktop", "phone"])
 def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
-    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path, size: str
 ) -> None:
     """Two copies of R13 on the rack: one ends a run the player keeps, the other completes the
     set they open with. The tiles clicked are the tiles opened, and the run stays whole."""
@@ -145,7 +146,10 @@ def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
         )
     )
     table = in_thread(lambda: Table.objects.get(matches__hands=hand))
-    page = at_the_table(chromium, daphne_live_server, users[0], table)
+    page = ui.signed_in_page(
+        chromium, daphne_live_server, users[0], ui.PHONE if size == "phone" else ui.DESKTOP
+    )
+    ui.open_table(page, daphne_live_server, table.pk)
     assert ui.rack_layout(page) == lay
     ui.select(page, [i for i in [*range(6, 15), *range(16, 19)] if lay[i] is not None])
     ui.click_action(page, "open")
@@ -158,7 +162,7 @@ def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
     assert sorted(map(sorted, shown)) == sorted(map(sorted, melds))
     assert ui.rack_layout(page)[:5] == kept  # the run on the rack, its R13 too
     assert page.locator("#move-error").inner_text().strip() == ""
-    page.screenshot(path=str(artifacts / "okey101-opening-with-a-second-copy.png"))
+    page.screenshot(path=str(artifacts / f"okey101-opening-with-a-second-copy-{size}.png"))
 
 
 def test_four_players_play_an_okey51_hand_with_opening_and_feeding(
