@@ -72,24 +72,33 @@ def rows(layout: Sequence[str | None]) -> list[list[str | None]]:
     return [list(layout[:ROW_SLOTS]), list(layout[ROW_SLOTS:SLOTS])]
 
 
+def _slot_groups(layout: Sequence[str | None]) -> list[list[int]]:
+    """The slots of each run of adjacent tiles on each row (gaps and row ends split them)."""
+    found: list[list[int]] = []
+    for start in range(0, len(layout), ROW_SLOTS):
+        current: list[int] = []
+        for i in range(start, min(start + ROW_SLOTS, len(layout))):
+            if layout[i] is not None:
+                current.append(i)
+            elif current:
+                found.append(current)
+                current = []
+        if current:
+            found.append(current)
+    return found
+
+
+def _tiles_in(layout: Sequence[str | None], slots: Sequence[int]) -> list[str]:
+    return [code for i in slots if (code := layout[i]) is not None]
+
+
 def groups(layout: Sequence[str | None], leave_out: str | None = None) -> list[list[str]]:
     """The runs of adjacent tiles on each row (gaps and row ends split them); ``leave_out``
     (a tile about to be thrown) is taken out once first."""
-    found: list[list[str]] = []
-    skipped = leave_out is None
-    for row in rows(layout):
-        current: list[str] = []
-        for code in row + [None]:
-            if code is not None and not skipped and code == leave_out:
-                skipped = True
-                code = None
-            if code is None:
-                if current:
-                    found.append(current)
-                current = []
-            else:
-                current.append(code)
-    return found
+    standing = list(layout)
+    if leave_out is not None and leave_out in standing:
+        standing[standing.index(leave_out)] = None
+    return [_tiles_in(standing, group) for group in _slot_groups(standing)]
 
 
 def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[str]]:
@@ -105,20 +114,8 @@ def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[s
         if layout[slot] is None:
             raise ValueError(f"slot {slot} holds no tile")
     chosen = set(slots)
-    out: list[list[str]] = []
-    for start in range(0, len(layout), ROW_SLOTS):
-        current: list[str] = []
-        for i in range(start, min(start + ROW_SLOTS, len(layout))):
-            code = layout[i]
-            if code is None:
-                if current:
-                    out.append(current)
-                current = []
-            elif i in chosen:
-                current.append(code)
-        if current:
-            out.append(current)
-    return out
+    found = (_tiles_in(layout, [i for i in g if i in chosen]) for g in _slot_groups(layout))
+    return [group for group in found if group]
 
 
 def selected_groups(layout: Sequence[str | None], selected: Sequence[str]) -> list[list[str]]:
