@@ -6,11 +6,18 @@ from __future__ import annotations
 class GameError(Exception):
     """A refused request; ``code`` is stable (engine codes for refused moves)."""
 
-    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        detail: str | None = None,
+        tiles: list[str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
+        self.tiles = tiles  # a refused move's group at fault (the engine's MoveError.tiles)
 
 
 class StaleVersion(GameError):

@@ -298,8 +298,52 @@ def penalty_reason(reason: str) -> str:
     return str(PENALTY_REASONS.get(reason, reason.replace("_", " ")))
 
 
-def refusal_words(code: str, fallback: str = "", detail: str | None = None) -> str:
-    """:func:`refusal`, with what a refusal's detail adds: the minutes a cooldown has left."""
+# Why a group of tiles is not a meld or a pair (the engine's MELD_ERRORS), as the end of a
+# sentence that names the group.
+MELD_REASONS: dict[str, Any] = {
+    "meld_too_short": gettext_lazy("a run or a set has at least 3 tiles"),
+    "meld_too_long": gettext_lazy("a set has at most 4 tiles and a run at most 13"),
+    "all_wild": gettext_lazy("a meld needs a tile that is not an okey"),
+    "mixed_colours": gettext_lazy("a run is of one colour"),
+    "not_consecutive": gettext_lazy("the numbers of a run follow each other, each once"),
+    "thirteen_one_two": gettext_lazy("13-1-2 is never a run"),
+    "wrap_not_allowed": gettext_lazy("1 after 13 is not allowed at this table"),
+    "mixed_numbers": gettext_lazy("a set is of one number"),
+    "repeated_colour": gettext_lazy("a set's tiles are all of different colours"),
+    "not_a_meld": gettext_lazy("it is neither one colour nor one number"),
+    "suffix_mismatch": gettext_lazy("an okey does not stand for the tile it names"),
+    "not_a_pair": gettext_lazy("a pair is two of the same tile"),
+}
+
+
+def group_words(tiles: list[str]) -> str:
+    """A group of tiles in the reader's words: "red 5, red 6, blue 8"."""
+    return ", ".join(tile_words(t) for t in tiles)
+
+
+def refused(exc: Any) -> str:
+    """A refusal (a ``games.errors.GameError``) in the active language, with what its detail
+    adds: the group of a meld that is not one, and why."""
+    return refusal_words(exc.code, exc.message, exc.detail, getattr(exc, "tiles", None))
+
+
+def refusal_words(
+    code: str, fallback: str = "", detail: str | None = None, tiles: list[str] | None = None
+) -> str:
+    """:func:`refusal`, with what a refusal's detail adds: the minutes a cooldown has left, the
+    group of tiles that is not a meld (or pair) and why."""
+    if code in ("invalid_meld", "invalid_pair") and tiles and detail != "bad_tile":
+        group = group_words(tiles)
+        if code == "invalid_pair":
+            words = _("%(tiles)s are not a pair.") % {"tiles": group}
+        elif detail in MELD_REASONS:
+            words = _("%(tiles)s is not a run or a set: %(why)s.") % {
+                "tiles": group,
+                "why": MELD_REASONS[detail],
+            }
+        else:
+            words = _("%(tiles)s is not a run or a set.") % {"tiles": group}
+        return words[:1].upper() + words[1:]
     if code == "leave_cooldown" and detail and detail.isdigit():
         minutes = max(1, math.ceil(int(detail) / 60))
         return ngettext(

@@ -4,15 +4,18 @@ it, and a starter's rack made to order. Not a test module."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
+
+from django.urls import reverse
 
 from games import actions, engine
 from games.catalog import ensure_variants
 from games.engine import layout as rack_layout
 from games.engine.selfplay import candidate_moves
 from games.models import Hand, Match, Move, Participant, Table
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 
 
 def seed_of(n: int) -> str:
@@ -201,3 +204,18 @@ def rack_of_rows(
     Participant.objects.filter(hand=hand, position=0).update(layout=lay)
     hand.refresh_from_db()
     return hand, users, lay
+
+
+def refused_opening(signed_in: SignedIn, language: str = "en") -> str:
+    """An okey101 starter opens R5-R6-R8 beside a good set, over HTTP: the refusal's words."""
+    hand, users, lay = rack_of_rows(
+        "okey101", 112, [["R5", "R6", "R8"], ["Y13", "K13", "B13"]], [["K1", "K3"]]
+    )
+    url = reverse("table_move", args=[hand.match.table_id])
+    move = {"do": "open", "slots": [0, 1, 2, 4, 5, 6]}
+    payload = {"type": "move", "hand": hand.pk, "move": move, "expected_version": 0}
+    client = signed_in(users[0], language=language)
+    answer = client.post(url, {"payload": json.dumps(payload)}).content.decode()
+    assert 'data-error="invalid_meld"' in answer
+    assert Hand.objects.get(pk=hand.pk).version == 0
+    return answer

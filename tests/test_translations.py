@@ -22,7 +22,7 @@ from django.test import Client
 from django.urls import reverse
 
 from games import actions, engine
-from tests.play import seed_of, user_table
+from tests.play import refused_opening, seed_of, user_table
 from tests.users import SignedIn
 
 if TYPE_CHECKING:
@@ -346,3 +346,11 @@ async def test_a_turkish_and_an_english_player_each_get_frames_in_their_language
     en_error = [f for f in await drain(english) if 'id="move-error"' in f][-1]
     assert "It is not your turn." in en_error
     assert "Sıra sende değil." in tr_error and "your turn" not in tr_error
+
+
+@pytest.mark.django_db
+def test_a_refused_opening_names_its_group_and_why_in_turkish(
+    compiled: None, signed_in: SignedIn
+) -> None:
+    answer = refused_opening(signed_in, "tr")
+    assert "Kırmızı 5, kırmızı 6, kırmızı 8 bir seri ya da grup değil: " in answer

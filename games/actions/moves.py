@@ -48,11 +48,14 @@ def play(
     client_move_id: str | None = None,
     level: str = "",
     table_id: int | None = None,
+    slots: list[int] | None = None,
 ) -> Played:
     """Apply one move for ``seat`` of ``hand``, as ``by`` (a user, ``"bot"`` or ``"clock"``).
     ``table_id``: the table the client is at; a hand of another table is answered exactly as
     a hand that does not exist (``no_hand``), before anything about it is looked at, so no
-    answer tells another table's hand (private or not) from a missing one.
+    answer tells another table's hand (private or not) from a missing one. ``slots``: the
+    places on the seat's stand of the tiles the move plays (a move of one tile: its one
+    slot, which must hold that tile); the stand then loses those copies, not the first ones.
 
     In one transaction: lock the hand, answer a repeated ``client_move_id`` with its first
     result, refuse a stale ``expected_version``, check with the policy that ``by`` may act for
@@ -76,7 +79,7 @@ def play(
     try:
         with transaction.atomic():
             return _play_locked(
-                pk, seat, move, by, expected_version, client_move_id, level, table_id
+                pk, seat, move, by, expected_version, client_move_id, level, table_id, slots
             )
     except Hand.DoesNotExist as exc:
         raise GameError("no_hand", f"there is no hand {pk}") from exc
@@ -90,6 +93,9 @@ def play(
 
 # Kinds whose tiles a client picks on the rack: the selected tiles, grouped as they stand.
 _TABLE_PLAYS = ("open", "lay")
+
+# Kinds that play one tile of the rack, named by ``tile`` (and its ``slot`` on the stand).
+_ONE_TILE = ("discard", "finish", "add", "swap")
 
 
 # Refusals after which a finish is tried again with the solver's grouping instead of the rack's.
@@ -110,26 +116,31 @@ def submit(
     ``table_id``: the table the client is at (see :func:`play`).
 
     ``request`` is ``{"do": ...}`` with the engine's fields (``tile``, ``meld``, ``end``,
-    ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and the selected
-    tiles: ``slots``, their places on the stand (a rack holds two copies of a tile, and the
-    slot says which one), or ``tiles`` by name (the first copies on the rack). ``open`` and
-    ``lay`` use the selected tiles grouped as they stand on the rack (two-tile groups are
-    pairs). ``finish`` first tries the groups arranged on the
-    rack; if they are not melds, the engine's solver looks for any grouping.
+    ``onto``), plus optionally ``layout`` (the rack as arranged, saved first) and where the
+    played tiles stand (a rack holds two copies of a tile, and the place says which one):
+    ``slot`` beside ``tile`` for a move of one tile, ``slots`` for ``open`` and ``lay``, whose
+    selected tiles may also come as ``tiles`` by name (the first copies on the rack). ``open``
+    and ``lay`` use the selected tiles grouped as they stand on the rack (two-tile groups are
+    pairs). ``finish`` first tries the groups arranged on the rack; if they are not melds, the
+    engine's solver looks for any grouping.
     """
     if not isinstance(request, dict) or not isinstance(request.get("do"), str):
         raise GameError("bad_move", "a move is an object with a 'do' field")
     pk = _hand_pk(hand)
-    move = {k: v for k, v in request.items() if k not in ("layout", "tiles", "slots")}
+    move = {k: v for k, v in request.items() if k not in ("layout", "tiles", "slots", "slot")}
     arranged = request.get("layout")
     if arranged is not None:
         arranged = arrange(pk, seat, arranged, by=by, table_id=table_id)
     kind = move["do"]
+    played: list[int] | None = None
+    if kind in _ONE_TILE and request.get("slot") is not None:
+        played = [request["slot"]]
     if kind in _TABLE_PLAYS and "melds" not in move and "pairs" not in move:
         slots, selected = request.get("slots"), request.get("tiles")
         if arranged is None:
             arranged = _layout_of(pk, seat, table_id)
         if isinstance(slots, list) and slots:
+            played = slots
             try:
                 groups = rack_layout.groups_at(arranged, slots)
             except ValueError as exc:
@@ -147,11 +158,18 @@ def submit(
         "expected_version": expected_version,
         "client_move_id": client_move_id,
         "table_id": table_id,
+        "slots": played,
     }
     if kind == "finish" and "groups" not in move and isinstance(move.get("tile"), str):
         if arranged is None:
             arranged = _layout_of(pk, seat, table_id)
-        groups = rack_layout.groups(arranged, leave_out=move["tile"])
+        if played is None:
+            groups = rack_layout.groups(arranged, leave_out=move["tile"])
+        else:
+            try:
+                groups = rack_layout.groups(rack_layout.taken(arranged, played))
+            except ValueError as exc:
+                raise GameError("bad_move", f"that is not a tile on your rack: {exc}") from None
         try:
             return play(pk, seat, {**move, "groups": groups}, **options)  # type: ignore[arg-type]
         except GameError as exc:
@@ -239,6 +257,7 @@ def _play_locked(
     client_move_id: str | None,
     level: str,
     table_id: int | None = None,
+    slots: list[int] | None = None,
 ) -> Played:
     locked = reads.locked_hand(pk, seat)
     h, seat_row = locked.hand, locked.seat
@@ -256,10 +275,15 @@ def _play_locked(
         actor = policy.check_move(h, seat_row, by)
         # The snapshot was just read for this move alone: the engine may keep it uncopied.
         eng = engine.Hand.from_state(h.state, copy_data=False)
+        stand = None
+        if slots is not None:
+            move, stand = _from_slots(locked.layout, eng.rack(seat), move, slots)
         turn_before = eng.turn
         result = eng.play(seat, move)
         if not result.ok:
-            raise GameError(result.error or "refused", result.message or "", result.detail)
+            raise GameError(
+                result.error or "refused", result.message or "", result.detail, result.tiles
+            )
     except GameError:
         # A move sent again (a client that reconnected) is refused by now: if its
         # client_move_id was played, the sender gets the first result instead. (An accepted
@@ -300,6 +324,14 @@ def _play_locked(
         fields += ["status", "ending", "finisher", "kind", "multiplier", "hand_scores"]
         fields += ["finished_at"]
     _write_move(row, h, fields)
+    layout = locked.layout
+    if stand is not None and not eng.over:
+        # The stand loses the copies the player chose; by name it would lose the first ones.
+        rack = eng.rack(seat)
+        fitted = rack_layout.reconcile(stand, rack)
+        if fitted != rack_layout.reconcile(layout or [], rack):
+            Participant.objects.filter(hand_id=h.pk, position=seat).update(layout=fitted)
+            layout = fitted
     public = [engine.event_for(e, -1) for e in result.events]
     apply = None
     if not eng.over and not seat_changed:
@@ -310,10 +342,39 @@ def _play_locked(
             visibility=h.visibility,
             deadline=h.deadline.isoformat() if h.deadline else None,
             updated_at=h.updated_at.isoformat(),
-            layout=locked.layout,
+            layout=layout,
         )
     events.to_table(events.hand_moved(table_id, h.id, h.version, seat, public, apply))
     return Played(row, h.version, result.events)
+
+
+def _from_slots(
+    stored: list[str | None] | None, rack: list[str], move: dict[str, Any], slots: Any
+) -> tuple[dict[str, Any], list[str | None]]:
+    """The move with its one tile read from its slot if it named none, and the stand as it
+    will be: the seat's stand (``stored`` fitted to ``rack``) without the tiles in ``slots``.
+    A slot that holds nothing, or not the tile the move names, is refused."""
+    shown = rack_layout.reconcile(stored or [], rack)
+    try:
+        stand = rack_layout.taken(shown, slots)
+    except ValueError as exc:
+        raise GameError("bad_move", f"that is not a tile on your rack: {exc}") from None
+    if move.get("do") in _ONE_TILE:
+        if len(slots) != 1:
+            raise GameError("bad_move", "a move of one tile has one slot")
+        tile = move.get("tile")
+        if tile is None:
+            move = {**move, "tile": shown[slots[0]]}
+        elif not isinstance(tile, str):
+            raise GameError("bad_move", "'tile' is a tile such as R5")
+        else:
+            try:
+                holds = rack_layout.holds(shown, slots[0], tile)
+            except ValueError as exc:
+                raise GameError("bad_tile", str(exc)) from None
+            if not holds:
+                raise GameError("bad_move", f"slot {slots[0]} does not hold {tile}")
+    return move, stand
 
 
 # Who played a move, as its row records it, by the kind of actor the policy found.

@@ -2,7 +2,7 @@
 
 A refused move returns one of these codes (stable, snake_case) and a sentence for people; the
 state is unchanged. Meld problems come back as ``invalid_meld`` (or ``invalid_pair``) with the
-precise meld code as ``detail``.
+precise meld code as ``detail`` and the group at fault as ``tiles``.
 """
 
 from __future__ import annotations
@@ -74,10 +74,18 @@ class MeldError(ValueError):
 
 
 class MoveError(ValueError):
-    """A refused move; ``code`` is one of :data:`MOVE_ERRORS`."""
+    """A refused move; ``code`` is one of :data:`MOVE_ERRORS`. ``tiles``: the group of tiles
+    at fault, as the move wrote it (a meld or pair that is not one)."""
 
-    def __init__(self, code: str, message: str, detail: str | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        detail: str | None = None,
+        tiles: list[str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
         self.detail = detail
+        self.tiles = tiles

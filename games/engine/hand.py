@@ -145,6 +145,7 @@ class MoveResult:
     message: str | None = None
     detail: str | None = None
     move: dict[str, Any] | None = None
+    tiles: list[str] | None = None  # the group at fault (see MoveError)
 
     def to_json(self) -> dict[str, Any]:
         if self.ok:
@@ -152,6 +153,8 @@ class MoveResult:
         out: dict[str, Any] = {"ok": False, "error": self.error, "message": self.message}
         if self.detail:
             out["detail"] = self.detail
+        if self.tiles:
+            out["tiles"] = self.tiles
         return out
 
 
@@ -397,7 +400,9 @@ class Hand:
                 self._restore(before)
                 raise
         except MoveError as exc:
-            return MoveResult(False, error=exc.code, message=exc.message, detail=exc.detail)
+            return MoveResult(
+                False, error=exc.code, message=exc.message, detail=exc.detail, tiles=exc.tiles
+            )
         normal = normalise_move(move)
         self.log.append({"seat": seat, **copy.deepcopy(normal)})
         return MoveResult(True, events, move=normal)
@@ -669,7 +674,9 @@ class Hand:
             try:
                 out.append(read_meld(tokens, self.okey, self.wrap))
             except MeldError as exc:
-                raise MoveError("invalid_meld", exc.message, exc.code) from exc
+                group = [str(t) for t in tokens]
+                message = f"{' '.join(group)}: {exc.message}"
+                raise MoveError("invalid_meld", message, exc.code, group) from exc
         return out
 
     def _read_pairs(self, raw: Any) -> list[Meld]:
@@ -680,7 +687,9 @@ class Hand:
             try:
                 out.append(read_pair(tokens, self.okey))
             except MeldError as exc:
-                raise MoveError("invalid_pair", exc.message, exc.code) from exc
+                group = [str(t) for t in tokens]
+                message = f"{' '.join(group)}: {exc.message}"
+                raise MoveError("invalid_pair", message, exc.code, group) from exc
         return out
 
     def _put_on_table(self, seat: int, owner: int, melds: list[Meld]) -> list[int]:
@@ -1040,6 +1049,10 @@ class Hand:
             out.append([format_tile(t) for t in took])
         return out
 
+    def rack(self, seat: int) -> list[str]:
+        """``seat``'s rack in notation (private to the seat, as :meth:`view` is)."""
+        return [format_tile(t) for t in self.racks[seat]]
+
     def view(self, seat: int) -> dict[str, Any]:
         """Exactly what ``seat`` may know: :meth:`public_view` plus :data:`PRIVATE_KEYS`, its own
         rack and turn state; never another rack or the pile order."""
@@ -1058,7 +1071,7 @@ class Hand:
                 if self.taken and not self.taken["used"] and on_turn
                 else None
             ),
-            "rack": [format_tile(t) for t in self.racks[seat]],
+            "rack": self.rack(seat),
             "can_take": self.last_discard is not None
             and on_turn
             and self.last_discard == self.previous(seat)

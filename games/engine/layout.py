@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from .tiles import COLOURS, FAKE, colour_of, number_of, parse_tile
+from .tiles import COLOURS, FAKE, colour_of, number_of, parse_tile, parse_token
 
 ROW_SLOTS = 16
 SLOTS = 2 * ROW_SLOTS
@@ -106,16 +106,40 @@ def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[s
     each group of adjacent tiles, its tiles in the chosen slots, in rack order. A slot names
     one copy of a tile where a name could be either of two. Raises ``ValueError`` for a slot
     chosen twice, out of the stand, or empty."""
-    if len(set(slots)) != len(slots):
-        raise ValueError("a slot is chosen once")
+    _check_slots(layout, slots)
+    chosen = set(slots)
+    found = (_tiles_in(layout, [i for i in g if i in chosen]) for g in _slot_groups(layout))
+    return [group for group in found if group]
+
+
+def taken(layout: Sequence[str | None], slots: Sequence[int]) -> Layout:
+    """``layout`` with the tiles in ``slots`` taken off the stand (a move played them): the
+    stand the player expects after it, where the copy they chose is the one gone. Raises
+    ``ValueError`` as :func:`groups_at` does."""
+    _check_slots(layout, slots)
+    out = list(layout)
+    for slot in slots:
+        out[slot] = None
+    return out
+
+
+def holds(layout: Sequence[str | None], slot: int, token: str) -> bool:
+    """Whether ``slot`` holds the tile ``token`` names (a wild okey's ``:X`` aside). Raises
+    ``ValueError`` for a token that is not a tile."""
+    code = layout[slot]
+    return code is not None and parse_tile(code) == parse_token(token)[0]
+
+
+def _check_slots(layout: Sequence[str | None], slots: Sequence[int]) -> None:
+    if not isinstance(slots, Sequence) or isinstance(slots, str):
+        raise ValueError("slots is a list of places on the stand")
     for slot in slots:
         if isinstance(slot, bool) or not isinstance(slot, int) or not 0 <= slot < len(layout):
             raise ValueError(f"no slot {slot!r} on the stand")
         if layout[slot] is None:
             raise ValueError(f"slot {slot} holds no tile")
-    chosen = set(slots)
-    found = (_tiles_in(layout, [i for i in g if i in chosen]) for g in _slot_groups(layout))
-    return [group for group in found if group]
+    if len(set(slots)) != len(slots):
+        raise ValueError("a slot is chosen once")
 
 
 def selected_groups(layout: Sequence[str | None], selected: Sequence[str]) -> list[list[str]]:
@@ -198,8 +222,10 @@ __all__ = [
     "default_layout",
     "groups",
     "groups_at",
+    "holds",
     "reconcile",
     "rows",
     "selected_groups",
     "sorted_layout",
+    "taken",
 ]

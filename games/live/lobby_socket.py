@@ -16,6 +16,7 @@ from django.utils.html import format_html
 from games import actions, messages, reads
 from games.actions import events
 from games.actions.events import LOBBY_GROUP
+from games.errors import GameError
 from games.live import server_tasks, session_groups, table_socket
 from games.live.socket_guard import Guarded, OneRefreshASecond
 
@@ -83,15 +84,15 @@ class LobbyConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     async def _answer_refresh(self) -> None:
         await self._send_lobby(force=True)
 
-    async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+    async def _refuse(self, refusal: GameError, move_id: Any = None) -> None:
         """Why a message was refused, in the status line (the lobby has no other notice)."""
 
         with translation.override(self.language):
             html = format_html(
                 '<p id="lobby-status" class="status refused" role="alert" hx-swap-oob="true"'
                 ' data-error="{}">{}</p>',
-                code,
-                messages.refusal(code, message),
+                refusal.code,
+                messages.refused(refusal),
             )
         await self.send(text_data=html)
 

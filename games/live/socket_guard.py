@@ -13,7 +13,8 @@
   ends the consumer) still cleans up as a close does: its presence rows and its place in the
   groups go, so it is never left counted as watching or here.
 
-A consumer using :class:`Guarded` has ``_refuse(code, message)`` (tell this socket alone why)
+A consumer using :class:`Guarded` has ``_refuse(refusal)`` (tell this socket alone why, from a
+``GameError``)
 and a ``disconnect`` that is safe to run on a socket that never finished connecting.
 """
 
@@ -26,6 +27,7 @@ from typing import Any
 
 from django.db import InterfaceError, OperationalError
 
+from games.errors import GameError
 from games.limits import MAX_MESSAGE_LENGTH
 
 log = logging.getLogger(__name__)
@@ -60,7 +62,7 @@ class Guarded:
         try:
             if size > MAX_MESSAGE_LENGTH:
                 await self._refuse(
-                    "too_big", f"a message has at most {MAX_MESSAGE_LENGTH} characters"
+                    GameError("too_big", f"a message has at most {MAX_MESSAGE_LENGTH} characters")
                 )
                 return
             await super().websocket_receive(message)  # type: ignore[misc]
@@ -68,10 +70,12 @@ class Guarded:
             log.warning(
                 "a message on socket %s failed: %s", getattr(self, "channel_name", "?"), exc
             )
-            await self._refuse("unavailable", "the database is unreachable")
+            await self._refuse(GameError("unavailable", "the database is unreachable"))
         except Exception:
             log.exception("a message on socket %s failed", getattr(self, "channel_name", "?"))
-            await self._refuse("server_error", "the server failed to handle that message")
+            await self._refuse(
+                GameError("server_error", "the server failed to handle that message")
+            )
 
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
         raise NotImplementedError

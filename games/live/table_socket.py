@@ -209,7 +209,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         try:
             message = protocol.parse(data)
         except GameError as exc:
-            await self._refuse(exc.code, exc.message)
+            await self._refuse(exc)
             return
         if isinstance(message, protocol.Refresh):
             self._refresh()
@@ -226,10 +226,10 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
             # Answered with the move's id: the page knows this move was not confirmed, and
             # may send it again (its version and id keep it from being played twice).
             log.warning("a move at table %s failed: %s", self.table_id, exc)
-            await self._refuse("unavailable", "the database is unreachable", move_id)
+            await self._refuse(GameError("unavailable", "the database is unreachable"), move_id)
         except GameError as exc:
             self.refused.append(time.monotonic())
-            await self._refuse(exc.code, exc.message, move_id)
+            await self._refuse(exc, move_id)
             if isinstance(message, protocol.Arrange) or exc.code in ("stale_version", "hand_over"):
                 # Put the server's arrangement (or the table as it is now) back on screen.
                 self.sent_rack = None
@@ -254,16 +254,16 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         if not self.told_too_fast:
             self.told_too_fast = True
             self.refusal_task = asyncio.create_task(
-                self._refuse("too_fast", "too many refused messages: wait a few seconds")
+                self._refuse(GameError("too_fast", "too many refused messages: wait a few seconds"))
             )
         return True
 
-    async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
+    async def _refuse(self, exc: GameError, move_id: Any = None) -> None:
         """Tell this socket alone why its request was refused, in its language."""
         with translation.override(self.language):
             html = render_to_string(
                 "games/_move_error.html",
-                {"code": code, "text": messages.refusal(code, message), "move_id": move_id},
+                {"code": exc.code, "text": messages.refused(exc), "move_id": move_id},
             )
         await self.send(text_data=html)
 
@@ -347,7 +347,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
                 )
                 server_tasks.socket_opened("watch", channel)
         except GameError as exc:  # too many sockets from this account or address
-            await self._refuse(exc.code, exc.message)
+            await self._refuse(exc)
             await self.close(code=CLOSE_TOO_MANY)
             return False
         return True

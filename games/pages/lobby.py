@@ -37,11 +37,6 @@ from games.models import Variant
 from games.pages.forms import NewTableForm
 
 
-def refusal(exc: GameError) -> str:
-    """A refusal in the user's language (``games.messages.REFUSALS``, one table for the site)."""
-    return game_messages.refusal_words(exc.code, exc.message, exc.detail)
-
-
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
     context = reads.lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
@@ -119,7 +114,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
                 address=client_address(request),
             )
         except GameError as exc:
-            form.add_error(None, refusal(exc))
+            form.add_error(None, game_messages.refused(exc))
         else:
             url = reverse("table", args=[table.pk])
             if table.is_private:
@@ -180,7 +175,7 @@ def _variant_and_level(request: HttpRequest) -> tuple[str, str] | HttpResponse:
 def _refusal_with_the_way_back(request: HttpRequest, exc: GameError) -> str:
     """A refusal of a lobby button; one for a seat at another table links to that table (a
     player who closed its tab finds their way back without looking for it)."""
-    words = refusal(exc)
+    words = game_messages.refused(exc)
     if exc.code != "already_seated":
         return words
     seat = reads.live_seat(request.user)

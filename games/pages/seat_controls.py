@@ -14,10 +14,10 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST, require_safe
 
 from games import actions, policy, reads
+from games import messages as game_messages
 from games.errors import GameError, NotAllowed
 from games.models import Table
 from games.pages import table as table_page
-from games.pages.lobby import refusal
 
 
 def _controls(
@@ -54,7 +54,7 @@ def _act(
     except GameError as exc:
         if exc.code == "no_table":  # gone, or no longer to be seen, since the check above
             raise Http404 from exc
-        error = refusal(exc)
+        error = game_messages.refused(exc)
     if ends_invite and not error:
         invite = None
     if getattr(request, "htmx", False):

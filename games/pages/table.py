@@ -117,7 +117,7 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
             raise Http404 from exc  # gone, or no longer to be seen, since the check above
         html = render_to_string(
             "games/_move_error.html",
-            {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
+            {"code": exc.code, "text": messages.refused(exc)},
             request=request,
         )
         return HttpResponse(html, status=200 if exc.code != "not_your_seat" else 403)
@@ -152,7 +152,7 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
             raise Http404 from exc  # gone since the check above, or no longer to be seen
         html = render_to_string(
             "games/_move_error.html",
-            {"code": exc.code, "text": messages.refusal(exc.code, exc.message)},
+            {"code": exc.code, "text": messages.refused(exc)},
             request=request,
         )
         return HttpResponse(html, status=403 if isinstance(exc, NotAllowed) else 200)

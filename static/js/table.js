@@ -137,7 +137,7 @@
           // whole until the server's update takes the tile away, or refuses the move.
           var code = evt.item.dataset.tile;
           evt.from.appendChild(evt.item);
-          play(spot.dataset.drop, { tile: code });
+          play(spot.dataset.drop, { tile: code, slot: slotOf(evt.item) });
         },
       }));
     });
@@ -183,6 +183,10 @@
   function sendOverHttp(message) {
     var p = page();
     if (!p || typeof htmx === "undefined") return false;
+    // Arrangements go by socket alone: a move's slot names a place on the stand as it is now.
+    if (message.type === "move" && message.move.slot !== undefined && !message.move.layout) {
+      message.move.layout = layout();
+    }
     var url = "/tables/" + p.dataset.table + "/move/";
     htmx.ajax("POST", url, { values: { payload: JSON.stringify(message) }, swap: "none" });
     return true;
@@ -219,10 +223,14 @@
   // The stand's places of the selected tiles: a rack holds two copies of a tile, and the place
   // says which copy was chosen (by name the server would take the first one on the rack).
   function selectedSlots() {
+    return selected().map(slotOf);
+  }
+
+  function slotOf(tile) {
     var area = rackArea();
-    if (!area) return [];
+    if (!area) return -1;
     var slots = Array.prototype.slice.call(area.querySelectorAll(".rack .slot"));
-    return selected().map(function (t) { return slots.indexOf(t.closest(".slot")); });
+    return slots.indexOf(tile.closest(".slot"));
   }
 
   function act(kind, button) {
@@ -233,7 +241,7 @@
         break;
       case "discard": case "finish":
         if (!oneTile(picked)) return;
-        play(kind, { tile: picked[0] });
+        play(kind, { tile: picked[0], slot: selectedSlots()[0] });
         break;
       case "open": case "lay":
         if (!picked.length) { showError(gettext("Select the tiles to put on the table.")); return; }
@@ -245,7 +253,7 @@
         break;
       case "add": case "swap":
         if (!oneTile(picked)) return;
-        play(kind, { tile: picked[0], meld: parseInt(button.dataset.meld, 10) });
+        play(kind, { tile: picked[0], slot: selectedSlots()[0], meld: parseInt(button.dataset.meld, 10) });
         break;
       case "feed": // assisted: one tap feeds (or swaps) the named rack tile onto this meld
         play(button.dataset.do, { tile: button.dataset.feed, meld: parseInt(button.dataset.meld, 10) });

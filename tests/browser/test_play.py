@@ -133,16 +133,22 @@ def play_by_clicks(
 
 
 @pytest.mark.parametrize("size", ["desktop", "phone"])
-def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
+def test_the_copies_of_a_tile_the_player_clicked_are_the_ones_played(
     daphne_live_server: DaphneServer, chromium: Any, artifacts: Path, size: str
 ) -> None:
     """Two copies of R13 on the rack: one ends a run the player keeps, the other completes the
-    set they open with. The tiles clicked are the tiles opened, and the run stays whole."""
+    set they open with; two copies of K9: one ends a kept run, the other is added to the opened
+    K10-K12; two of Y1: the one thrown by drag stands alone. Each time the copy clicked (or
+    dragged) is the one played, and the groups kept stand whole on the rack."""
     kept = ["R9", "R10", "R11", "R12", "R13"]
     melds = [["Y13", "K13", "B13", "R13"], ["B9", "B10", "B11"], ["K10", "K11", "K12"]]
     hand, users, lay = in_thread(
         lambda: rack_of_rows(
-            "okey101", 108, [kept, *melds[:2]], [melds[2], ["Y1", "K2"]], options={"timer": 0}
+            "okey101",
+            108,
+            [kept, ["K7", "K8", "K9"], melds[0]],
+            [["Y1", "Y2", "Y3"], *melds[1:], ["K9"], ["Y1"]],
+            options={"timer": 0},
         )
     )
     table = in_thread(lambda: Table.objects.get(matches__hands=hand))
@@ -151,7 +157,9 @@ def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
     )
     ui.open_table(page, daphne_live_server, table.pk)
     assert ui.rack_layout(page) == lay
-    ui.select(page, [i for i in [*range(6, 15), *range(16, 19)] if lay[i] is not None])
+    opening = [i for i in [*range(10, 14), *range(20, 27)] if lay[i] is not None]
+    assert [lay[i] for i in opening] == [t for g in melds for t in g]
+    ui.select(page, opening)
     ui.click_action(page, "open")
     ui.wait_version(page, hand.version + 1)
     opened = page.locator('.meld-group[data-owner="0"] .meld')
@@ -160,9 +168,31 @@ def test_an_opening_takes_the_copy_of_a_tile_the_player_clicked(
         for i in range(opened.count())
     ]
     assert sorted(map(sorted, shown)) == sorted(map(sorted, melds))
-    assert ui.rack_layout(page)[:5] == kept  # the run on the rack, its R13 too
+    assert ui.rack_layout(page)[:9] == [*kept, None, "K7", "K8", "K9"]  # both runs whole
     assert page.locator("#move-error").inner_text().strip() == ""
     page.screenshot(path=str(artifacts / f"okey101-opening-with-a-second-copy-{size}.png"))
+
+    # The loose K9 (on the second row) onto the opened K10-K12.
+    loose_k9 = lay.index("K9", layout.ROW_SLOTS)
+    ui.select(page, [loose_k9])
+    run = in_thread(lambda: Hand.objects.get(pk=hand.pk).view_for(0)["table"])
+    run_id = next(m["id"] for m in run if m["tiles"][-1] == "K12")
+    ui.click_action(page, "add", meld=run_id)
+    ui.wait_version(page, hand.version + 2)
+    after = ui.rack_layout(page)
+    assert after[6:9] == ["K7", "K8", "K9"] and after[loose_k9] is None
+    assert page.locator("#move-error").inner_text().strip() == ""
+
+    # The lone Y1 dragged onto the discard spot: the run Y1-Y3 stays whole.
+    lone_y1 = lay.index("Y1", layout.ROW_SLOTS + 4)
+    ui.rack_at_rest(page)
+    page.locator("#rack-area .slot").nth(lone_y1).locator(".tile").drag_to(
+        page.locator('[data-drop="discard"]')
+    )
+    ui.wait_version(page, hand.version + 3)
+    after = ui.rack_layout(page)
+    assert after[16:19] == ["Y1", "Y2", "Y3"] and after[lone_y1] is None
+    page.screenshot(path=str(artifacts / f"okey101-second-copies-played-{size}.png"))
 
 
 def test_four_players_play_an_okey51_hand_with_opening_and_feeding(

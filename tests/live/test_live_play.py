@@ -16,7 +16,7 @@ from django.urls import reverse
 from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Participant
-from tests.play import rack_of_rows, seed_of, user_table
+from tests.play import rack_of_rows, refused_opening, seed_of, user_table
 from tests.sockets import Players, TableSockets, drain, version_of
 from tests.users import SignedIn
 
@@ -268,3 +268,65 @@ def test_the_tiles_opened_are_those_in_the_chosen_slots_when_another_copy_stands
             actions.submit(after.pk, 0, {"do": "lay", "slots": bad}, by=users[0])
         assert exc.value.code == "bad_move"
     assert Hand.objects.get(pk=hand.pk).version == after.version
+
+
+def shown_layout(hand_id: int, seat: int) -> list[str | None]:
+    """The seat's stand as its page draws it: the stored layout fitted to the rack now."""
+    stored = Participant.objects.get(hand_id=hand_id, position=seat).layout
+    return rack_layout.reconcile(stored, Hand.objects.get(pk=hand_id).view_for(seat)["rack"])
+
+
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17", "okey101"])
+def test_the_tile_thrown_is_the_copy_in_the_chosen_slot(variant: str) -> None:
+    """A loose R5 stands before a run R5-R6-R7 kept on the rack: throwing the loose one leaves
+    the run whole on the stand."""
+    hand, users, lay = rack_of_rows(
+        variant, 109, [["R5"], ["R5", "R6", "R7"], ["B1", "B2", "B3"]], [["K9", "K10"], ["Y2"]]
+    )
+    assert lay[0] == lay[2] == "R5"
+    # A slot that does not hold the tile named, or holds nothing, is refused and changes nothing.
+    for bad in ({"tile": "R5", "slot": 3}, {"tile": "R5", "slot": 1}, {"tile": "R5", "slot": 99}):
+        with pytest.raises(actions.GameError) as exc:
+            actions.submit(hand.pk, 0, {"do": "discard", **bad}, by=users[0])
+        assert exc.value.code == "bad_move"
+    assert Hand.objects.get(pk=hand.pk).version == 0
+    actions.submit(hand.pk, 0, {"do": "discard", "tile": "R5", "slot": 0}, by=users[0])
+    shown = shown_layout(hand.pk, 0)
+    assert shown[0] is None and shown[2:5] == ["R5", "R6", "R7"]
+
+
+@pytest.mark.parametrize("variant", ["okey51", "gobek17", "okey101"])
+def test_the_tile_added_is_the_copy_in_the_chosen_slot(variant: str) -> None:
+    """A loose K9 stands before a run K7-K8-K9 kept on the rack: adding the loose one to the
+    opened K10-K12 leaves the kept run whole."""
+    opened = [["Y13", "K13", "B13", "R13"], ["B9", "B10", "B11"], ["K10", "K11", "K12"]]
+    hand, users, lay = rack_of_rows(
+        variant, 110, [["K9"], ["K7", "K8", "K9"], opened[0]], [*opened[1:], ["Y1", "Y3"]]
+    )
+    slots = [i for i, t in enumerate(lay) if i > 5 and t is not None and t not in ("Y1", "Y3")]
+    played = actions.submit(hand.pk, 0, {"do": "open", "slots": slots}, by=users[0])
+    run = played.events[0]["melds"][2]
+    actions.submit(
+        hand.pk, 0, {"do": "add", "tile": "K9", "slot": 0, "meld": run["id"]}, by=users[0]
+    )
+    shown = shown_layout(hand.pk, 0)
+    assert shown[0] is None and shown[2:5] == ["K7", "K8", "K9"]
+
+
+def test_a_finish_throws_the_copy_in_the_chosen_slot() -> None:
+    """B5 twice: one starts the run B5-B7, the other stands alone at the end and is thrown; the
+    finish is the rack's own grouping."""
+    groups = [["R1", "R2", "R3", "R4", "R5"], ["B5", "B6", "B7"], ["K9", "K10", "K11"]]
+    hand, users, lay = rack_of_rows("classic", 111, groups, [["Y4", "B4", "K4"], ["B5"]])
+    slot = lay.index("B5", rack_layout.ROW_SLOTS)
+    played = actions.submit(
+        hand.pk, 0, {"do": "finish", "tile": "B5", "slot": slot, "layout": lay}, by=users[0]
+    )
+    assert played.events[-1]["type"] == "hand_over"
+    assert played.move.action["groups"] == [*groups, ["Y4", "B4", "K4"]]
+
+
+def test_a_refused_opening_names_the_group_that_failed_and_why(signed_in: SignedIn) -> None:
+    answer = refused_opening(signed_in)
+    assert "Red 5, red 6, red 8 is not a run or a set: " in answer
+    assert "the numbers of a run follow each other, each once." in answer
