@@ -11,6 +11,8 @@ its family's code: ``bad_chat`` for the chat's messages, ``bad_move`` for the ot
 The messages::
 
     {"type": "refresh"}                                  the table as it is now (socket only)
+    {"type": "ping"}                                     "are you there?": answered "pong"
+                                                         (socket only; the page's heartbeat)
     {"type": "move", "hand": 12, "move": {"do": ...},
      "expected_version": 7, "client_move_id": "..."}     a move (the last two optional)
     {"type": "arrange", "hand": 12, "layout": [...]}     the rack as arranged on the stand
@@ -51,6 +53,11 @@ class Message:
 @dataclass(frozen=True)
 class Refresh(Message):
     type = "refresh"
+
+
+@dataclass(frozen=True)
+class Ping(Message):
+    type = "ping"
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,21 @@ class Unmute(Message):
 
 MESSAGES: dict[str, type[Message]] = {
     m.type: m
-    for m in (Refresh, Move, Arrange, Ready, Rematch, Hide, Sit, Leave, Back, Chat, Mute, Unmute)
+    for m in (
+        Refresh,
+        Ping,
+        Move,
+        Arrange,
+        Ready,
+        Rematch,
+        Hide,
+        Sit,
+        Leave,
+        Back,
+        Chat,
+        Mute,
+        Unmute,
+    )
 }
 CHAT = frozenset(k for k, m in MESSAGES.items() if m.refusal == "bad_chat")
 

@@ -1,7 +1,7 @@
 """Fixtures shared by the whole suite, and the report header that says what it ran against.
 
 - ``daphne_live_server``: the site served by a real daphne process (HTTP and WebSockets) on the
-  test database; see its docstring.
+  test database; see its docstring. ``own_server``: a daphne of the test's own, to stop.
 - ``chromium_page``: a Playwright page in Debian's Chromium; ``chromium``: the browser itself,
   for tests with several contexts; ``artifacts``: the git-ignored folder for screenshots.
 - ``signed_in``: a test client signed in as a user; ``players``: four players seated at a
@@ -278,6 +278,24 @@ def _daphne_process(
     server = DaphneServer("127.0.0.1", tmp_path_factory.mktemp("daphne") / "daphne.log")
     server.start(str(connection.settings_dict["NAME"]))
     server.pause_clock()  # it plays only during the tests that use it
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def own_server(transactional_db: None, tmp_path: Path) -> Iterator[DaphneServer]:
+    """A daphne process of this test's own, on the test database, for a test that stops or
+    kills it (the session's ``daphne_live_server`` is shared: not to be stopped). Started
+    again with ``own_server.start(own_server.database_name)`` it keeps its port."""
+    from django.db import connection
+
+    if connection.vendor == "sqlite" and connection.is_in_memory_db():
+        pytest.fail("a daphne process needs a test database in a file, not in memory")
+    server = DaphneServer("127.0.0.1", tmp_path / "daphne-1.log")
+    server.database_name = str(connection.settings_dict["NAME"])
+    server.start(server.database_name)
     try:
         yield server
     finally:

@@ -185,6 +185,7 @@ class DaphneServer:
     def __init__(self, host: str, log_path: Path) -> None:
         self.host = host
         self.log_path = log_path
+        self.database_name = ""  # the test database it serves (``start``)
         self.port = 0
         self.process: subprocess.Popen[bytes] | None = None
         self._test_start = 0

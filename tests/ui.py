@@ -46,6 +46,11 @@ def signed_in_page(
     return page
 
 
+def in_language(page: Any, server: Any, language: str) -> None:
+    """The page's site language from now on (the language cookie, as the footer's menu sets)."""
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
+
+
 # What each frame from the table socket carried, for failure messages.
 FRAME_LOG = """
 window.__okeyFrames = [];

@@ -83,6 +83,10 @@ class Rack:
 # application's own; 4429 as HTTP's "Too Many Requests").
 CLOSE_TOO_MANY = 4429
 
+# The answer to a ping: not HTML, so the page's script takes it before the ws extension would
+# swap anything.
+PONG = "pong"
+
 
 def client_address(scope: dict[str, Any]) -> str | None:
     """The client's address as the socket limits count it: the connection's peer (daphne
@@ -213,6 +217,10 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
             return
         if isinstance(message, protocol.Refresh):
             self._refresh()
+            return
+        if isinstance(message, protocol.Ping):
+            # The page's heartbeat after a silence: any answer proves the way back works.
+            await self.send(text_data=PONG)
             return
         move_id = message.client_move_id if isinstance(message, protocol.Move) else None
         if self._refusing():

@@ -197,6 +197,10 @@
   function play(kind, extra) {
     var hand = handId();
     if (hand === null) return;
+    if (connection === "lost") {
+      showError(gettext("You are offline: the move was not sent."), "offline");
+      return;
+    }
     var move = { "do": kind };
     Object.keys(extra || {}).forEach(function (k) { move[k] = extra[k]; });
     var lay = layout();
@@ -348,7 +352,10 @@
       if (event.target.id !== "table-socket") return;
     }
     socket = event.detail.socketWrapper;
+    rawSocket = event.detail.event && event.detail.event.target;
     if (socket && socket.queue) socket.queue.length = 0; // never replay stale moves
+    heardAt = Date.now();
+    pingedAt = 0;
     socket.sendImmediately(JSON.stringify({ type: "refresh" }));
   });
 
@@ -370,7 +377,19 @@
 
   document.addEventListener("htmx:wsClose", function (event) {
     if (event.target.id !== "table-socket") return;
+    var closed = event.detail && event.detail.event;
+    // A socket given up on (a heartbeat missed) closes late: its successor may be open.
+    if (closed && rawSocket && closed.target !== rawSocket) return;
     socket = null;
+    rawSocket = null;
+    setConnection("lost");
+    // The ws extension opens a new socket after an abnormal close; after a clean one (a
+    // server that shut down) the page does it. A 4xxx close is the server's word: no retry.
+    var code = closed ? closed.code : 0;
+    if (code < 4000 && [1006, 1011, 1012, 1013].indexOf(code) < 0 && event.detail.socketWrapper) {
+      var wrapper = event.detail.socketWrapper;
+      setTimeout(function () { if (!socket) wrapper.reconnect(); }, reconnectDelay(0));
+    }
     if (pending) {
       pending = null;
       showError(gettext("The connection dropped before your move was confirmed: it may not have been played. The table will refresh when the connection is back."), "dropped");
@@ -405,6 +424,11 @@
 
   document.addEventListener("htmx:wsBeforeMessage", function (event) {
     var message = event.detail && event.detail.message;
+    heardAt = Date.now();
+    pingedAt = 0;
+    // The first word on a new socket is the table as it is now (the refresh): back in sync.
+    if (connection === "lost" && socket) setConnection("live");
+    if (message === PONG) { event.preventDefault(); return; }
     if (typeof message !== "string" || message.indexOf('id="rack-area"') < 0) return;
     var area = rackArea();
     if (!area) return;
@@ -614,6 +638,75 @@
 
   document.addEventListener("visibilitychange", turnInTitle);
 
+  // ------------------------------------------------------------------ the connection
+  // A socket can die without closing (a server gone, a network that dropped): after
+  // SILENCE_MS with no word from the server the page pings it, and with no answer ANSWER_MS
+  // later it shows the connection as lost (within 3 s of the drop), turns the moves off and
+  // keeps the countdowns running from the server's deadlines. A socket silent for GIVE_UP_MS
+  // is replaced; a closed one is reopened. The first frame on the new socket (the table as it
+  // is now) brings the page back. [data-connection] says "live" or "lost".
+  var SILENCE_MS = 1200, ANSWER_MS = 1200, GIVE_UP_MS = 5000, FIRST_OPEN_MS = 3000;
+  var PONG = "pong";
+  var connection = "live";
+  var rawSocket = null; // the browser's WebSocket under the extension's wrapper
+  var heardAt = Date.now();
+  var pingedAt = 0;
+  var loadedAt = Date.now();
+
+  // A lost server may come back at any moment: retry soon (with jitter, so a restarted server
+  // is not met by every page at once), never more than 4 s apart.
+  function reconnectDelay(retries) {
+    return Math.min(4000, 500 * Math.pow(2, retries)) * (0.5 + Math.random() / 2);
+  }
+  if (window.htmx) window.htmx.config.wsReconnectDelay = reconnectDelay;
+
+  function setConnection(state) {
+    if (connection === state) return;
+    connection = state;
+    var notice = document.getElementById("connection");
+    if (notice) {
+      notice.dataset.connection = state;
+      notice.textContent = state === "lost" ? gettext("Connection lost, reconnecting…") : "";
+    }
+    // The moves are off while nothing can reach the server; a frame draws them afresh.
+    document.querySelectorAll("#table-live button[data-action]").forEach(function (button) {
+      if (state === "lost" && !button.disabled) {
+        button.disabled = true;
+        button.dataset.offline = "";
+      } else if (state === "live" && button.dataset.offline !== undefined) {
+        button.disabled = false;
+        delete button.dataset.offline;
+      }
+    });
+  }
+
+  function watchConnection() {
+    var now = Date.now();
+    if (!socket) {
+      if (now - loadedAt > FIRST_OPEN_MS) setConnection("lost"); // never opened, or closed
+      return;
+    }
+    if (pingedAt && now - heardAt > GIVE_UP_MS) {
+      var wrapper = socket;
+      socket = null;
+      rawSocket = null; // its late close is not this page's news
+      pingedAt = 0;
+      setConnection("lost");
+      wrapper.reconnect();
+      return;
+    }
+    if (pingedAt && now - pingedAt > ANSWER_MS) setConnection("lost");
+    if (!pingedAt && now - heardAt > SILENCE_MS) {
+      pingedAt = now;
+      try { socket.sendImmediately(JSON.stringify({ type: "ping" })); } catch (e) { /* closing */ }
+    }
+  }
+
+  // A frame drawn while the connection was lost keeps the moves off.
+  document.body.addEventListener("table-changed", function () {
+    if (connection === "lost") { connection = "live"; setConnection("lost"); }
+  });
+
   // ------------------------------------------------------------------ the countdown
   function tick() {
     document.querySelectorAll(".countdown[data-deadline]").forEach(function (bar) {
@@ -646,5 +739,6 @@
     setupRack();
     setupDropSpots();
     setInterval(tick, 250);
+    setInterval(watchConnection, 250);
   });
 })();

@@ -35,23 +35,19 @@ def violations(page: Any) -> list[str]:
     return list(page.evaluate(RUN_AXE))
 
 
-def in_language(page: Any, server: DaphneServer, language: str) -> None:
-    page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
-
-
 @pytest.mark.parametrize("language", ["en", "tr"])
 def test_the_landing_page_and_the_lobby(
     daphne_live_server: DaphneServer, chromium: Any, language: str
 ) -> None:
     in_thread(ensure_variants)
     visitor = chromium.new_context().new_page()
-    in_language(visitor, daphne_live_server, language)
+    ui.in_language(visitor, daphne_live_server, language)
     visitor.goto(f"{daphne_live_server.url}/")
     visitor.locator("#lobby-status.connected").wait_for()
     assert violations(visitor) == []
     _table, user, _seat = mid_hand("duz", 61)
     player = ui.signed_in_page(chromium, daphne_live_server, user)
-    in_language(player, daphne_live_server, language)
+    ui.in_language(player, daphne_live_server, language)
     player.goto(f"{daphne_live_server.url}/")
     player.locator("#lobby-status.connected").wait_for()
     assert violations(player) == []
@@ -65,7 +61,7 @@ def test_the_table_mid_hand_with_melds(
 ) -> None:
     table, user, _seat = mid_hand("okey51", 48, melds=4)
     page = ui.signed_in_page(chromium, daphne_live_server, user)
-    in_language(page, daphne_live_server, language)
+    ui.in_language(page, daphne_live_server, language)
     ui.open_table(page, daphne_live_server, table.pk)
     assert violations(page) == []
 
@@ -76,7 +72,7 @@ def test_the_end_of_a_match_and_its_replay(
 ) -> None:
     table, users, match = in_thread(lambda: played_out("okey51", {"hands": 1}, 5))
     page = ui.signed_in_page(chromium, daphne_live_server, users[0])
-    in_language(page, daphne_live_server, language)
+    ui.in_language(page, daphne_live_server, language)
     ui.open_table(page, daphne_live_server, table.pk)
     page.locator("[data-hand-over]").wait_for()
     assert violations(page) == []

@@ -17,8 +17,6 @@ import asyncio
 import signal
 import time
 from collections import Counter
-from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -115,22 +113,6 @@ def tiles_of(hand: Hand) -> Counter[int]:
     return tiles
 
 
-@pytest.fixture
-def own_server(transactional_db: None, tmp_path: Path) -> Iterator[DaphneServer]:
-    """A daphne process of this test's own (the session's server is shared: not to be killed),
-    on the test database."""
-    from django.db import connection
-
-    if connection.vendor == "sqlite" and connection.is_in_memory_db():
-        pytest.fail("a daphne process needs a test database in a file, not in memory")
-    server = DaphneServer("127.0.0.1", tmp_path / "daphne-1.log")
-    server.start(database_name())
-    try:
-        yield server
-    finally:
-        server.stop()
-
-
 def setup_table(seed: str) -> tuple[Table, list[Any], Hand]:
     """Two players (seats 0 and 1) and two bots (2 and 3), no move timer, a hand dealt."""
 
@@ -206,7 +188,7 @@ def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
     errors = own_server.errors()  # what the first process logged before it died
     port = own_server.port
     own_server.log_path = own_server.log_path.with_name("daphne-2.log")
-    own_server.start(database_name())
+    own_server.start(own_server.database_name)
     assert own_server.port == port  # the pages' address
 
     # Each page reconnects by itself (the ws extension retries with a backoff) and asks for
@@ -275,12 +257,6 @@ def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
     assert audit.verify_hand(final) == []
     assert tiles_of(final) == Counter(physical_tiles())
     assert errors + own_server.errors() == []
-
-
-def database_name() -> str:
-    from django.db import connection
-
-    return str(connection.settings_dict["NAME"])
 
 
 async def test_after_redis_loses_its_groups_the_layer_rejoins_them_and_tells_its_sockets(

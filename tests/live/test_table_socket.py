@@ -117,6 +117,27 @@ async def test_an_idle_socket_never_queries_the_database(
     assert counter.statements == []
 
 
+@pytest.mark.players("okey101", seed=45)
+async def test_a_ping_is_answered_pong_and_touches_no_database(
+    players: Players, table_socket: TableSockets
+) -> None:
+    """The page's heartbeat: a ping after a silence gets "pong" at once, read from nothing."""
+    ws = await table_socket(players.table_id, players.cookies[0])
+    await drain(ws, 0.5)
+    with QueryCounter() as counter:
+        await ws.send_json_to({"type": "ping"})
+        assert await ws.receive_from(timeout=5) == "pong"
+    assert counter.statements == []
+
+
+def test_a_ping_over_http_is_refused(signed_in: Any) -> None:
+    """The heartbeat is the socket's alone: the HTTP fallback does not take it."""
+    ensure_variants()
+    table = actions.create_table(variant="classic", created_by=None)
+    answer = signed_in().post(f"/tables/{table.pk}/move/", {"payload": '{"type": "ping"}'})
+    assert 'data-error="bad_move"' in answer.content.decode()
+
+
 async def test_the_clock_in_the_server_pushes_bot_moves_without_polling(
     settings: Any, player_and_three_bots: Players, table_socket: TableSockets
 ) -> None:
