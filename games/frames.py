@@ -68,6 +68,9 @@ WORDS: dict[str, Any] = {
     "draw_pile": _("Draw from the pile"),
     "finish_here": _("Finish here"),
     "log": _("What happened"),
+    "melds": _("Melds on the table"),
+    "melds_open": _("Melds on the table (%(n)s)"),
+    "melds_close": _("Close the melds"),
     # The end of a hand or match.
     "match_end": _("End of the match"),
     "hand_end": _("End of the hand"),

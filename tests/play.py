@@ -219,3 +219,58 @@ def refused_opening(signed_in: SignedIn, language: str = "en") -> str:
     assert 'data-error="invalid_meld"' in answer
     assert Hand.objects.get(pk=hand.pk).version == 0
     return answer
+
+
+# Four 101 openings from tiles that exist twice each, and tiles that fit none of them to throw.
+FOUR_OPENINGS = [
+    [
+        ["R10", "R11", "R12", "R13"],
+        ["B10", "B11", "B12", "B13"],
+        ["Y1", "Y2", "Y3"],
+        ["K11", "K12", "K13"],
+    ],
+    [
+        ["Y10", "Y11", "Y12", "Y13"],
+        ["R10", "R11", "R12", "R13"],
+        ["B10", "B11", "B12", "B13"],
+        ["Y11", "Y12", "Y13"],
+    ],
+    [
+        ["K1", "K2", "K3", "K4", "K5"],
+        ["R9", "B9", "Y9", "K9"],
+        ["R8", "B8", "Y8", "K8"],
+        ["R7", "B7", "Y7"],
+    ],
+    [
+        ["R9", "B9", "Y9", "K9"],
+        ["R8", "B8", "Y8", "K8"],
+        ["R7", "B7", "Y7", "K7"],
+        ["R6", "B6", "Y6", "K6"],
+    ],
+]
+FOUR_THROWS = [["R3", "K10"], ["Y5", "B5"], ["R5", "R3"], ["B2", "Y5"]]
+
+
+def four_opened(seed: int = 60) -> tuple[Table, list[Any], Hand]:
+    """An okey101 hand (no move timer) where each of the four players has opened with melds
+    (FOUR_OPENINGS) and thrown a tile; seat 0 is to draw. The racks are made to order: each
+    seat holds its opening and two tiles; the first, thrown, fits nothing on the table, and
+    seat 0 keeps K10, which fits its own K11-K13 and nothing else."""
+    table, users = user_table("okey101", {"timer": 0})
+    hand = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(seed)).hands.get()
+    state = dict(hand.state)
+    racks = [list(r) for r in state["racks"]]
+    for seat, melds in enumerate(FOUR_OPENINGS):
+        tiles = [t for m in melds for t in m] + FOUR_THROWS[seat]
+        racks[seat] = [engine.parse_tile(t) for t in tiles]
+    state["racks"] = racks
+    Hand.objects.filter(pk=hand.pk).update(state=state)
+    hand.refresh_from_db()
+    assert hand.starter == 0
+    for seat, melds in enumerate(FOUR_OPENINGS):
+        if seat:
+            actions.play(hand, seat, {"do": "draw"}, by=users[seat])
+        actions.play(hand, seat, {"do": "open", "melds": melds}, by=users[seat])
+        actions.play(hand, seat, {"do": "discard", "tile": FOUR_THROWS[seat][0]}, by=users[seat])
+    hand.refresh_from_db()
+    return table, users, hand

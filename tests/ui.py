@@ -7,8 +7,10 @@ Not a test module. See docs/ARCHITECTURE.md, "The table page's contract".
 
 from __future__ import annotations
 
+import contextlib
 import random
 import time
+from collections.abc import Iterator
 from typing import Any
 
 from games import engine
@@ -315,13 +317,27 @@ def play_move(
         lay_out(page, move.get("melds") or move.get("pairs") or [], kind)
     elif kind in ("add", "swap"):
         select_tile(page, bare(move["tile"]))
-        click_action(page, kind, meld=move["meld"])
+        with melds_open(page):
+            click_action(page, kind, meld=move["meld"])
     elif kind == "finish":
         if finish_groups is not None:
             arrange(page, target_layout(finish_groups, rack_tiles(page)))
         finish_by_drag(page, move["tile"])
     else:
         raise ValueError(f"no way to play {kind} in the page")
+
+
+@contextlib.contextmanager
+def melds_open(page: Any) -> Iterator[None]:
+    """The table's melds in view: on a phone they open over the felt with a tap (and close
+    again after), elsewhere they are always shown."""
+    toggle = page.locator(".melds-toggle")
+    folded = toggle.count() > 0 and toggle.is_visible()
+    if folded:
+        toggle.click()
+    yield
+    if folded and page.locator("#table-melds.is-open").count():
+        page.keyboard.press("Escape")
 
 
 def finish_by_drag(page: Any, tile: str) -> None:

@@ -10,7 +10,8 @@ The public API, in the spirit of python-chess:
   ``replay``); ``public_view()`` is what everyone may see (exactly :data:`PUBLIC_KEYS`) and
   ``view(seat)`` adds that seat's :data:`PRIVATE_KEYS`; :class:`MoveResult` (``ok``, ``events``,
   ``move``: the move as the engine read it, see :func:`normalise_move`);
-- what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view);
+- what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view) and
+  :func:`meld_targets` (which rack tile may be added to or swapped on which table meld);
 - help for assisted tables: :func:`assist` (from the seat's view: the rack sorted into melds,
   feedable tiles, the workable discard, the best opening as a ready move);
 - a hand's record played again: :func:`replay_moves` (:class:`Recorded` moves, a :class:`Replay`);
@@ -37,7 +38,7 @@ from .hand import (
     event_for,
     normalise_move,
 )
-from .legal import legal_actions
+from .legal import legal_actions, meld_targets
 from .match import Match
 from .melds import Meld, read_meld, read_pair
 from .replay import Recorded, Replay, replay_moves
@@ -121,6 +122,7 @@ __all__ = [
     "has_pairs",
     "leaders",
     "legal_actions",
+    "meld_targets",
     "new_seed",
     "normalise_move",
     "okey_of",

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from .melds import PAIR, Meld
+from .tiles import FAKE, parse_tile
 from .variants import rules_for
 
 
@@ -68,4 +70,39 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     return out
 
 
-__all__ = ["legal_actions"]
+def meld_targets(view: Mapping[str, Any]) -> dict[str, dict[int, list[str]]]:
+    """Which rack tiles of ``view["seat"]`` may go onto which table meld now: ``add`` (to an
+    end of a run or set, a wild okey included) and ``swap`` (for a wild okey standing in the
+    meld), each as meld id -> the rack tiles in notation, in rack order, each once. Empty for
+    a kind :func:`legal_actions` does not list. An add may still be refused for a limit of
+    the turn (``add_limit``)."""
+    legal = legal_actions(view)
+    out: dict[str, dict[int, list[str]]] = {"add": {}, "swap": {}}
+    if "add" not in legal and "swap" not in legal:
+        return out
+    rules = rules_for(view["variant"])
+    wrap = rules.wrap(view["options"])
+    okey = parse_tile(view["okey"])
+    codes = list(dict.fromkeys(view["rack"]))
+    rack = [(code, parse_tile(code)) for code in codes]
+    for shown in view["table"]:
+        meld = Meld.from_state(shown["state"])
+        if "add" in legal and meld.kind != PAIR:
+            fits = [
+                c for c, t in rack if meld.ends_for(None if t == okey else _plays(t, okey), wrap)
+            ]
+            if fits:
+                out["add"][meld.id] = fits
+        if "swap" in legal and (meld.kind != PAIR or rules.swap_in_pairs) and any(meld.wild):
+            gives = [c for c, t in rack if t != okey and meld.swap_index(_plays(t, okey)) >= 0]
+            if gives:
+                out["swap"][meld.id] = gives
+    return out
+
+
+def _plays(t: int, okey: int) -> int:
+    """What a tile that is not the wild okey plays as: a fake plays as the okey."""
+    return okey if t == FAKE else t
+
+
+__all__ = ["legal_actions", "meld_targets"]

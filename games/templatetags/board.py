@@ -178,17 +178,27 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
 
 
 def meld_groups(
-    seats: Any, my_seat: Any, legal: Any, assist: Any, okey: Any, variant: Any = ""
+    seats: Any,
+    my_seat: Any,
+    legal: Any,
+    assist: Any,
+    okey: Any,
+    variant: Any = "",
+    targets: Any = None,
 ) -> SafeString:
-    """Each seat's melds on the table (open variants; ``games/meld_groups.jinja``), with the
-    buttons to add the selected tile to a meld or swap it for a meld's okey (in a pair row too
-    where the variant allows it), to lay the selected pairs onto another pairs player's row,
-    and the assist's one-tap feeds."""
+    """Each seat's melds on the table (open variants; ``games/meld_groups.jinja``), on the
+    owner's side of the felt as the viewer sees it, with the buttons to add the selected tile
+    to a meld or swap it for a meld's okey (``targets``: ``engine.meld_targets``, which rack
+    tiles may go where; the page shows a button when the one selected tile is among them),
+    to lay the selected pairs onto another pairs player's row, and the assist's one-tap
+    feeds."""
     legal = set(legal or ())
     feedable = ((assist or {}).get("feedable") or ()) if isinstance(assist, dict) else ()
     add, swap = "add" in legal, "swap" in legal
     rules = engine.variants.rules_for(str(variant)) if variant else None
-    swap_pairs = swap and rules is not None and rules.swap_in_pairs
+    targets = targets or {}
+    adds, swaps = targets.get("add") or {}, targets.get("swap") or {}
+    side = sides(seats, my_seat)
     opened = {seat["position"]: seat["opened"] for seat in seats or ()}
     mine = opened.get(my_seat)
     lays_pairs = (
@@ -214,8 +224,10 @@ def meld_groups(
                         "tile": f["tile"]
                     }
                     feeds.append({"do": "swap", "tile": f["tile"], "label": label})
-            melds.append((meld, tiles(meld["tiles"], okey, css="tile-sm"), feeds))
-        groups.append((seat, melds, onto))
+            drawn = tiles(meld["tiles"], okey, css="tile-sm")
+            fits = {"add": adds.get(meld["id"], ()), "swap": swaps.get(meld["id"], ())}
+            melds.append((meld, drawn, feeds, fits))
+        groups.append((seat, melds, onto, side.get(seat["position"], "")))
     words = {
         "pairs": gettext("pairs"),
         "add": gettext("Add the selected tile to this meld"),
@@ -226,8 +238,5 @@ def meld_groups(
         "games/meld_groups.jinja",
         groups=groups,
         my_seat=my_seat,
-        add=add,
-        swap=swap,
-        swap_pairs=swap_pairs,
         words=words,
     )

@@ -72,6 +72,25 @@
   function toggle(tile, on) {
     var pressed = on === undefined ? tile.getAttribute("aria-pressed") !== "true" : on;
     tile.setAttribute("aria-pressed", pressed ? "true" : "false");
+    showTargets();
+  }
+
+  // A meld's "+" and "⇄" show while the one selected tile is among the rack tiles the engine
+  // lets onto it (data-add, data-swap: engine.meld_targets); the meld is marked as a target.
+  function showTargets() {
+    var picked = selected();
+    var code = picked.length === 1 ? picked[0].dataset.tile : null;
+    document.querySelectorAll("#table-live .meld[data-meld]").forEach(function (meld) {
+      var fits = false;
+      ["add", "swap"].forEach(function (kind) {
+        var button = meld.querySelector('button[data-action="' + kind + '"]');
+        if (!button) return;
+        var ok = code !== null && (meld.dataset[kind] || "").split(" ").indexOf(code) >= 0;
+        button.hidden = !ok;
+        fits = fits || ok;
+      });
+      meld.classList.toggle("is-target", fits);
+    });
   }
 
   function clearSelection() {
@@ -298,10 +317,29 @@
     }
   }
 
+  // On a phone the table's melds open over the felt with one tap and close with one (or
+  // Escape); they stay open across frames until closed.
+  var meldsOpen = false;
+  function showMelds(focus) {
+    var melds = document.getElementById("table-melds");
+    if (!melds) { meldsOpen = false; return; }
+    melds.classList.toggle("is-open", meldsOpen);
+    var opener = document.querySelector(".melds-toggle[data-melds-toggle]");
+    if (opener) opener.setAttribute("aria-expanded", meldsOpen ? "true" : "false");
+    if (!focus) return;
+    var target = meldsOpen ? melds.querySelector(".melds-close") : opener;
+    if (target) target.focus();
+  }
+
   // ------------------------------------------------------------------ events
   document.addEventListener("click", function (event) {
     var tile = event.target.closest(".rack .tile");
     if (tile) { toggle(tile); return; }
+    if (event.target.closest("[data-melds-toggle]")) {
+      meldsOpen = !meldsOpen;
+      showMelds(true);
+      return;
+    }
     var sorter = event.target.closest("[data-sort]");
     if (sorter) { sortRack(sorter); return; }
     var button = event.target.closest("#table-live [data-action]");
@@ -309,6 +347,7 @@
   });
 
   document.addEventListener("keydown", function (event) {
+    if (event.key === "Escape" && meldsOpen) { meldsOpen = false; showMelds(true); return; }
     if (event.target.closest("input, textarea, select")) return;
     var tile = event.target.closest && event.target.closest(".rack .tile");
     if (tile && (event.key === " " || event.key === "Enter")) {
@@ -470,6 +509,7 @@
     if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) {
       restoreSelection();
       setupRack();
+      showTargets();
     }
     // Only the refusal of the move in flight answers it (a chat refusal does not).
     if (typeof message === "string" && pending && message.indexOf('id="move-error"') >= 0 &&
@@ -483,6 +523,8 @@
       }
       turnInTitle();
       matchStarted();
+      showTargets();
+      showMelds(false);
       if (pending && version() > pending.version) pending = null;
       setupDropSpots();
       document.body.dispatchEvent(new CustomEvent("table-changed"));

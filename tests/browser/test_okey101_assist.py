@@ -13,7 +13,7 @@ from games import engine
 from games.engine.tiles import parse_tile
 from games.models import Hand, Table
 from tests import ui
-from tests.browser.test_accessibility import in_language, violations
+from tests.browser.test_accessibility import violations
 from tests.live_daphne import DaphneServer, in_thread
 from tests.pages.test_assist import dealt_with
 
@@ -47,7 +47,7 @@ def test_an_assisted_okey101_table_opens_with_one_tap_and_marks_workable_tiles(
     pages = []
     for seat, language in enumerate(["en", "tr", "en"]):
         page = ui.signed_in_page(chromium, daphne_live_server, users[seat])
-        in_language(page, daphne_live_server, language)
+        ui.in_language(page, daphne_live_server, language)
         ui.open_table(page, daphne_live_server, table.pk)
         pages.append(page)
     opener, nxt, third = pages

@@ -177,7 +177,8 @@ def test_the_copies_of_a_tile_the_player_clicked_are_the_ones_played(
     ui.select(page, [loose_k9])
     run = in_thread(lambda: Hand.objects.get(pk=hand.pk).view_for(0)["table"])
     run_id = next(m["id"] for m in run if m["tiles"][-1] == "K12")
-    ui.click_action(page, "add", meld=run_id)
+    with ui.melds_open(page):  # on a phone the melds open over the felt first
+        ui.click_action(page, "add", meld=run_id)
     ui.wait_version(page, hand.version + 2)
     after = ui.rack_layout(page)
     assert after[6:9] == ["K7", "K8", "K9"] and after[loose_k9] is None

@@ -17,7 +17,7 @@ from games.engine.bots import choose_moves
 from games.models import Hand
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
-from tests.play import seed_of, user_table
+from tests.play import four_opened, seed_of, user_table
 
 SIZES = [(1280, 800), (1366, 768), (1920, 1080), (390, 844), (844, 390)]
 
@@ -258,3 +258,86 @@ def test_the_end_of_a_match_is_a_screen_with_the_ranking_and_where_to_go_next(
     ui.open_table(other, daphne_live_server, table.pk)
     other.click('[data-action="lobby"]')
     other.wait_for_url(f"{daphne_live_server.url}/")
+
+
+# Melds not wholly in sight: outside the window, or cut by the box that holds them (the melds'
+# own, which would scroll, and the felt's centre or the felt, which clip).
+MELDS_OUT_OF_SIGHT = """() => {
+  const boxes = ['#table-melds', '.felt'].map(s => document.querySelector(s));
+  const melds = document.querySelector('#table-melds');
+  if (!melds.classList.contains('is-open')) boxes.push(document.querySelector('.centre-area'));
+  return [...document.querySelectorAll('#table-melds .meld')].filter(m => {
+    const r = m.getBoundingClientRect();
+    if (r.width === 0 || r.top < 0 || r.left < 0) return true;
+    if (r.bottom > innerHeight || r.right > innerWidth) return true;
+    return boxes.some(box => {
+      const b = box.getBoundingClientRect();
+      return r.top < b.top - 1 || r.bottom > b.bottom + 1 || r.left < b.left - 1 ||
+        r.right > b.right + 1;
+    });
+  }).map(m => m.dataset.meld);
+}"""
+
+
+@pytest.mark.parametrize(
+    ("size", "language"), [((1280, 800), "en"), ((1366, 768), "tr"), ((390, 844), "tr")]
+)
+def test_every_meld_of_four_opened_players_is_in_view(
+    daphne_live_server: DaphneServer,
+    chromium: Any,
+    artifacts: Path,
+    size: tuple[int, int],
+    language: str,
+) -> None:
+    """An okey101 hand where all four players have opened (16 melds): at desktop sizes every
+    meld is in view without scrolling; on a phone the melds open over the felt with one tap
+    and close with one. A "+" shows only on the meld the selected tile fits (the engine's
+    targets), and the table passes axe-core."""
+    from tests.browser.test_accessibility import violations
+
+    table, users, hand = in_thread(four_opened)
+    width, height = size
+    page = ui.signed_in_page(
+        chromium, daphne_live_server, users[0], {"width": width, "height": height}
+    )
+    ui.in_language(page, daphne_live_server, language)
+    ui.open_table(page, daphne_live_server, table.pk)
+    melds = page.locator("#table-melds .meld")
+    assert melds.count() == 16
+    phone = width < 500
+    if phone:
+        assert not page.locator("#table-melds").is_visible()
+        assert page.locator(".melds-toggle").inner_text() == "Yerdeki perler (16)"
+        page.locator(".melds-toggle").click()
+        assert page.locator("#table-melds").is_visible()
+        assert page.locator(".melds-toggle").get_attribute("aria-expanded") == "true"
+    page.screenshot(path=str(artifacts / f"okey101-four-opened-{width}x{height}-{language}.png"))
+    assert page.evaluate(MELDS_OUT_OF_SIGHT) == []
+    assert violations(page) == []
+    if phone:
+        page.locator(".melds-close").click()
+        assert not page.locator("#table-melds").is_visible()
+
+    # Seat 0 draws and selects its K10: "+" appears on its K11-K13 alone, and adds it there.
+    ui.click_action(page, "draw")
+    ui.wait_version(page, hand.version + 1)
+    assert page.locator('#table-live button[data-action="add"]:visible').count() == 0
+    ui.select_tile(page, "K10")
+    run = next(
+        m["id"]
+        for m in in_thread(lambda: hand.engine_hand().public_view()["table"])
+        if m["tiles"] == ["K11", "K12", "K13"] and m["owner"] == 0
+    )
+    if phone:
+        page.locator(".melds-toggle").click()
+    shown = page.locator('#table-live button[data-action="add"]:visible')
+    assert shown.count() == 1 and shown.get_attribute("data-meld") == str(run)
+    shown.click()
+    ui.wait_version(page, hand.version + 2)
+    assert "K10" not in ui.rack_tiles(page)
+    assert page.locator(f'.meld[data-meld="{run}"] [data-tile="K10"]').count() == 1
+    if phone:  # the melds stayed open across the frames
+        assert page.locator("#table-melds").is_visible()
+        page.keyboard.press("Escape")
+        assert not page.locator("#table-melds").is_visible()
+    assert page.okey_errors == []

@@ -7,6 +7,7 @@ import random
 import pytest
 
 from games import engine
+from games.engine.bots import choose_moves
 from games.engine.legal import legal_actions
 from games.engine.selfplay import candidate_moves
 
@@ -77,3 +78,41 @@ def test_only_the_variant_with_an_indicator_show_offers_it(variant: str) -> None
     assert engine.has_indicator_show(variant) == (variant == "classic")
     offered = "show_indicator" in legal_actions(hand.view(holders[0]))
     assert offered == engine.has_indicator_show(variant)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("variant", ["okey51", "gobek17", "okey101"])
+def test_meld_targets_are_exactly_the_adds_and_swaps_the_engine_accepts(variant: str) -> None:
+    """Through whole random hands, at every turn with a tile in hand: a rack tile is listed
+    for a meld exactly when the engine takes it there (an add refused for the turn's add_limit
+    aside), and no target is listed for a kind legal_actions does not list."""
+    checked = {"add": 0, "swap": 0}
+    for n in range(3):
+        hand = engine.Hand.from_seed(variant, seed(300 + n), {})
+        rng = random.Random(n)
+        for _ in range(300):
+            if hand.over:
+                break
+            seat = hand.turn
+            view = hand.view(seat)
+            legal = set(legal_actions(view))
+            targets = engine.meld_targets(view)
+            for kind in ("add", "swap"):
+                if kind not in legal:
+                    assert targets[kind] == {}, (variant, kind)
+                    continue
+                for meld in view["table"]:
+                    for code in dict.fromkeys(view["rack"]):
+                        trial = engine.Hand.from_state(hand.to_state())
+                        result = trial.play(seat, {"do": kind, "tile": code, "meld": meld["id"]})
+                        listed = code in targets[kind].get(meld["id"], [])
+                        if result.error == "add_limit":
+                            continue
+                        assert result.ok == listed, (variant, kind, code, meld, result.error)
+                        checked[kind] += listed
+            for move in choose_moves(view, "greedy", rng):  # bots that open and lay
+                if hand.play(seat, move).ok:
+                    break
+            else:
+                raise AssertionError("no legal move")
+    assert checked["add"] > 0, checked
