@@ -119,8 +119,8 @@ WORDS: dict[str, Any] = {
     "rack": _("Your rack"),
     "sort_runs": _("Sort by runs"),
     "sort_sets": _("Sort by sets"),
-    "sort_pairs": _("Sort by pairs"),
-    "sort_melds": _("Sort into melds"),
+    "sort_pairs": _("Arrange pairs"),
+    "sort_melds": _("Arrange runs and sets"),
 }
 
 

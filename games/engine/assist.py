@@ -99,6 +99,12 @@ def melds_layout(
     return out
 
 
+def arranged(rack: Sequence[str], okey: str, wrap: bool) -> Layout:
+    """The rack (in notation) laid out in its best runs and sets at once, the best opening
+    first (:func:`melds_layout`): what "Arrange runs and sets" puts on the stand."""
+    return melds_layout([parse_tile(t) for t in rack], parse_tile(okey), wrap)
+
+
 # ---------------------------------------------------------------------------------------------
 # Feeding
 # ---------------------------------------------------------------------------------------------
@@ -223,4 +229,12 @@ def opening(
     return None
 
 
-__all__ = ["assist", "best_groups", "feedable", "melds_layout", "opening", "workable_discard"]
+__all__ = [
+    "arranged",
+    "assist",
+    "best_groups",
+    "feedable",
+    "melds_layout",
+    "opening",
+    "workable_discard",
+]

@@ -158,6 +158,14 @@ def selected_groups(layout: Sequence[str | None], selected: Sequence[str]) -> li
     return out
 
 
+FAKE_CODE = "F"
+
+
+def _row_chunks(codes: list[str]) -> list[list[str]]:
+    """``codes`` as groups that each fit a row (a gap may then fall between two of them)."""
+    return [codes[i : i + ROW_SLOTS - 1] for i in range(0, len(codes), ROW_SLOTS - 1)]
+
+
 def _sort_place(code: str) -> tuple[int, int]:
     """A tile's (colour, number) for sorting: colours in :data:`SORT_COLOURS` order, a fake
     after them as number 0."""
@@ -170,13 +178,15 @@ def _sort_place(code: str) -> tuple[int, int]:
 def sorted_layout(rack: Sequence[str], okey: str, by: str) -> Layout:
     """The rack sorted as a sort button sorts it, on the stand: ``by`` ``runs`` (by colour,
     then number; one colour's consecutive or equal numbers make a group), ``sets`` (by number,
-    then colour; equal numbers make a group) or ``pairs`` (as runs; two equal tiles make a
-    group). The wild okeys (tiles equal to ``okey``) go last, each alone. An empty slot
-    separates groups; a group that would run past the first row's end starts the second, and
-    when the gaps do not fit the tiles stand in order without them."""
+    then colour; equal numbers make a group) or ``pairs`` (the pairs first, two equal tiles
+    each, then the other tiles as runs sort them, side by side). A fake okey sorts where the
+    tile it plays as (the okey) belongs; the wild okeys (tiles equal to ``okey``) go last,
+    each alone. An empty slot separates groups; a group that would run past the first row's
+    end starts the second, and when the gaps do not fit the tiles stand in order without
+    them."""
     if by not in SORTS:
         raise ValueError(f"a rack is sorted by {', '.join(SORTS)}")
-    place = {code: _sort_place(code) for code in set(rack)}
+    place = {code: _sort_place(okey if code == FAKE_CODE else code) for code in set(rack)}
 
     def key(code: str) -> tuple[bool, tuple[int, int]]:
         colour, number = place[code]
@@ -200,6 +210,11 @@ def sorted_layout(rack: Sequence[str], okey: str, by: str) -> Layout:
             group.append(code)
         else:
             found.append([code])
+    if by == "pairs":
+        # The pairs, then what is left as one run of tiles (the wild okeys still last).
+        left = [g[0] for g in found if len(g) == 1 and g[0] != okey]
+        wild = [g[0] for g in found if len(g) == 1 and g[0] == okey]
+        found = [g for g in found if len(g) == 2] + _row_chunks(left) + [[c] for c in wild]
     out: Layout = []
     for group in found:
         column = len(out) % ROW_SLOTS

@@ -20,6 +20,8 @@ from accounts.models import display_name
 from games import chat, engine, messages, policy, reads
 from games.engine import layout as rack_layout
 from games.engine import solver
+from games.engine.assist import arranged
+from games.engine.variants import rules_for
 from games.models import (
     ChatMute,
     Hand,
@@ -294,7 +296,8 @@ def table_context(
             legal = engine.legal_actions(view)
             stored = state.layouts.get(me) or []
             rack_rows = rack_layout.rows(rack_layout.reconcile(stored, view["rack"]))
-            rack_sorts = RackSorts(tuple(view["rack"]), view["okey"])
+            wrap = rules_for(view["variant"]).wrap(view["options"])
+            rack_sorts = RackSorts(tuple(view["rack"]), view["okey"], wrap)
             if table.options.get("assisted"):
                 assist = _assist(view)
     names = [_name(s) for s in seat_rows]
@@ -362,13 +365,17 @@ def table_context(
 @dataclass(frozen=True)
 class RackSorts:
     """The layouts of the rack's sort buttons, as JSON by way of sorting
-    (``rack_sorts.runs``: ``engine.layout.sorted_layout``). Each is worked out when the rack
+    (``rack_sorts['runs']``: ``engine.layout.sorted_layout``; ``rack_sorts['melds']``: the
+    best runs and sets at once, ``engine.assist.arranged``). Each is worked out when the rack
     fragment is rendered, which most frames skip (a move changes the mover's rack only)."""
 
     rack: tuple[str, ...]
     okey: str
+    wrap: bool
 
     def __getitem__(self, by: str) -> str:
+        if by == "melds":
+            return json.dumps(arranged(self.rack, self.okey, self.wrap))
         if by not in rack_layout.SORTS:
             raise KeyError(by)
         return json.dumps(rack_layout.sorted_layout(self.rack, self.okey, by))
@@ -376,14 +383,13 @@ class RackSorts:
 
 def _assist(view: dict[str, Any]) -> dict[str, Any]:
     """The engine's help for an assisted table (from the seat's own view only), plus what the
-    page's script reads: the sorted layout and the suggested open move as JSON, and the
-    feedable tiles as a list (the rack fragment is not re-sent when only the table changes, so
-    the board carries the marks too)."""
+    page's script reads: the suggested open move as JSON, and the feedable tiles as a list
+    (the rack fragment is not re-sent when only the table changes, so the board carries the
+    marks too)."""
     help_ = engine.assist(view)
     opening = help_["opening"]
     return {
         **help_,
-        "layout_json": json.dumps(help_["layout"]),
         "feedable_tiles": [f["tile"] for f in help_["feedable"]],
         "open_json": json.dumps(opening["move"]) if opening else "",
     }

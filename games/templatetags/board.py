@@ -23,6 +23,7 @@ from django.utils.translation import gettext, ngettext
 
 from games import engine
 from games.jinja import render
+from games.messages import tile_words
 from games.templatetags.tiles import tile_html, tiles
 
 # Where each seat sits around the felt, seen from the viewer's seat (a spectator sees seat 0's
@@ -159,6 +160,11 @@ def discard_spots(seats: Any, my_seat: Any, take_from: Any, assist: Any, okey: A
                 {
                     "mine": position == my_seat,
                     "takeable": takeable,
+                    "take": (
+                        gettext("Take %(tile)s") % {"tile": tile_words(seat["top_discard"])}
+                        if takeable and seat["top_discard"]
+                        else ""
+                    ),
                     "fits": bool(workable.get("workable")) and takeable,
                     "corner": corner(side, position),
                     "count": ngettext("%(n)s tile", "%(n)s tiles", n) % {"n": n} if n > 1 else "",

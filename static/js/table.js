@@ -14,6 +14,9 @@
   // lobby (a refusal ends it).
   var leaving = false;
   var moveCounter = 0;
+  // The stand's slot the previous player's discard was dragged onto: the tile goes there when
+  // the rack comes back with it.
+  var takenInto = -1;
   var rackSortables = [];
   var spotSortables = [];
 
@@ -130,9 +133,21 @@
     if (!area || typeof Sortable === "undefined") return;
     area.querySelectorAll(".rack .slot").forEach(function (slot) {
       rackSortables.push(Sortable.create(slot, {
-        group: { name: "rack", pull: true, put: function (to) { return to.el.children.length === 0; } },
+        // A tile dropped on another is put in its place and the others shift along the row.
+        group: { name: "rack", pull: true, put: true },
         // Tiles slide into place, unless the player asked their system for less motion.
         animation: stillness() ? 0 : 120,
+        onAdd: function (evt) {
+          if (evt.from.closest && evt.from.closest(".discard-spot")) {
+            // The previous player's discard dragged onto the stand: take it (the server's
+            // frame brings the tile; it is then stood where it was dropped).
+            evt.item.remove();
+            takenInto = Array.prototype.indexOf.call(area.querySelectorAll(".rack .slot"), evt.to);
+            play("take", {});
+            return;
+          }
+          if (evt.to.children.length > 1) insertInto(evt.to, evt.item, evt.from);
+        },
         onEnd: function (evt) {
           if (evt.to && evt.to.dataset && evt.to.dataset.drop) return; // a move, not a rearrangement
           if (evt.from !== evt.to) sendArrangement();
@@ -141,11 +156,49 @@
     });
   }
 
+  // ``item`` was dropped on ``slot``, which held a tile: the item takes the slot and the tiles
+  // between it and the nearest free slot of the row shift one place toward that free slot (the
+  // one the item left, when it came from the same row: a move within a group).
+  function insertInto(slot, item, from) {
+    var slots = Array.prototype.slice.call(rackArea().querySelectorAll(".rack .slot"));
+    var at = slots.indexOf(slot);
+    var perRow = slots.length / 2;
+    var rowStart = at - (at % perRow);
+    var row = slots.slice(rowStart, rowStart + perRow);
+    var i = at - rowStart;
+    function free(k) { return row[k] && !row[k].querySelector(".tile"); }
+    var target = -1;
+    var left = row.indexOf(from) >= 0 && row.indexOf(from) < i && free(row.indexOf(from));
+    if (!left) {
+      for (var r = i + 1; r < row.length; r++) if (free(r)) { target = r; break; }
+    }
+    if (target < 0) {
+      for (var l = i - 1; l >= 0; l--) if (free(l)) { target = l; break; }
+    }
+    if (target < 0) { from.appendChild(item); return; } // a full row: the tile goes back
+    var step = target > i ? 1 : -1;
+    for (var k = target; k !== i; k -= step) {
+      var moving = Array.prototype.filter.call(row[k - step].querySelectorAll(".tile"), function (t) {
+        return t !== item;
+      })[0];
+      if (moving) row[k].appendChild(moving);
+    }
+    row[i].appendChild(item);
+  }
+
   function setupDropSpots() {
     markFeedable();
     spotSortables.forEach(function (s) { s.destroy(); });
     spotSortables = [];
     if (typeof Sortable === "undefined") return;
+    // The discard the viewer may take: its top tile may be dragged onto the stand.
+    document.querySelectorAll("#table-live .discard-spot.takeable").forEach(function (spot) {
+      spotSortables.push(Sortable.create(spot, {
+        group: { name: "rack", pull: "clone", put: false },
+        sort: false,
+        draggable: ".take-discard",
+      }));
+    });
     // Drop targets: the seat's discard spot and the finish spot.
     document.querySelectorAll("[data-drop]").forEach(function (spot) {
       spotSortables.push(Sortable.create(spot, {
@@ -473,11 +526,31 @@
     if (!area) return;
     keptSelection = [];
     keptTiles = tileCodes();
+    rackBefore = rackTiles().map(function (t) { return t.dataset.tile; });
     area.querySelectorAll(".rack .slot").forEach(function (slot, i) {
       var tile = slot.querySelector('.tile[aria-pressed="true"]');
       if (tile) keptSelection.push({ slot: i, code: tile.dataset.tile });
     });
   });
+
+  // After a take dragged onto the stand: the new tile (the one the last rack did not have) is
+  // moved to the slot it was dropped on, if that is still free, and the stand is saved.
+  var rackBefore = null;
+  function standTaken() {
+    var into = takenInto;
+    takenInto = -1;
+    if (into < 0 || !rackBefore) return;
+    var slots = rackArea().querySelectorAll(".rack .slot");
+    var left = rackBefore.slice();
+    var fresh = rackTiles().filter(function (t) {
+      var k = left.indexOf(t.dataset.tile);
+      if (k >= 0) { left.splice(k, 1); return false; }
+      return true;
+    })[0];
+    if (!fresh || !slots[into] || slots[into].querySelector(".tile")) return;
+    slots[into].appendChild(fresh);
+    sendArrangement();
+  }
 
   function restoreSelection() {
     var area = rackArea();
@@ -508,6 +581,7 @@
     var message = event.detail && event.detail.message;
     if (typeof message === "string" && message.indexOf('id="rack-area"') >= 0) {
       restoreSelection();
+      standTaken();
       setupRack();
       showTargets();
     }

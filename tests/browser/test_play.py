@@ -559,3 +559,66 @@ def test_a_move_lost_with_the_connection_is_reported_and_never_played_late(
     assert ui.simple_turn(page)
     assert Hand.objects.get(pk=hand.pk).version == 1
     assert page.okey_errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_tile_dropped_on_another_is_inserted_and_a_discard_is_taken_by_tap_or_drag(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path, size: str
+) -> None:
+    """On the stand a tile dropped onto another takes its place and the tiles up to the free
+    slot shift along (a move within a group reorders it); the previous player's discard is
+    taken with a tap on it, or by dragging it onto the stand, where it then stands."""
+    viewport = ui.PHONE if size == "phone" else ui.DESKTOP
+    table, users, hand = start("duz", seed_of(14))
+    first = in_thread(lambda: hand.view_for(0)["rack"][0])
+    in_thread(lambda: actions.play(hand, 0, {"do": "discard", "tile": first}, by=users[0]))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[1], viewport)
+    ui.open_table(page, daphne_live_server, table.pk)
+    before = ui.rack_layout(page)
+    assert before[:14] == [t for t in before if t is not None] and before[14:16] == [None, None]
+
+    def drop_on(source: int, target: int) -> None:
+        ui.rack_at_rest(page)
+        slots = page.locator("#rack-area .slot")
+        slots.nth(source).locator(".tile").drag_to(slots.nth(target))
+
+    drop_on(0, 2)  # within the group: the first tile goes third, the two before it shift left
+    want = [before[1], before[2], before[0], *before[3:]]
+    assert ui.wait_layout(page, want) == want
+    drop_on(13, 5)  # the last tile into the sixth place: those from there shift right
+    want = [*want[:5], want[13], *want[5:13], *want[14:]]
+    assert ui.wait_layout(page, want) == want
+    # The stand as arranged is the server's too.
+    stored = in_thread(lambda: Participant.objects.get(hand=hand, position=1).layout)
+    deadline = time.monotonic() + 5
+    while stored != want and time.monotonic() < deadline:
+        time.sleep(0.1)
+        stored = in_thread(lambda: Participant.objects.get(hand=hand, position=1).layout)
+    assert stored == want
+
+    # A tap on the previous player's discard takes it.
+    page.locator('.discard-spot.takeable [data-action="take"]').click()
+    ui.wait_version(page, 2)
+    assert Counter(ui.rack_tiles(page)) == Counter([*before[:14], first])
+    page.screenshot(path=str(artifacts / f"duz-discard-taken-by-tap-{size}.png"))
+    thrown = ui.rack_layout(page)[0]
+    ui.select(page, [0])
+    ui.click_action(page, "discard")
+    ui.wait_version(page, 3)
+
+    # The next player drags it onto the last slot of the stand's second row.
+    nxt = ui.signed_in_page(chromium, daphne_live_server, users[2], viewport)
+    ui.open_table(nxt, daphne_live_server, table.pk)
+    ui.rack_at_rest(nxt)
+    nxt.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
+    spot = nxt.locator(".discard-spot.takeable .take-discard")
+    spot.drag_to(nxt.locator("#rack-area .slot").nth(31))
+    ui.wait_version(nxt, 4)
+    nxt.wait_for_function(
+        "t => document.querySelectorAll('#rack-area .slot')[31]"
+        " .querySelector(`[data-tile='${t}']`)",
+        arg=thrown,
+        timeout=5_000,
+    )
+    nxt.screenshot(path=str(artifacts / f"duz-discard-taken-by-drag-{size}.png"))
+    assert page.okey_errors == [] and nxt.okey_errors == []

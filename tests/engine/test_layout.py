@@ -79,31 +79,44 @@ SORT_RACK = ["B7", "R3", "R1", "R6", "K13", "R2", "B7", "F", "Y5"]  # okey R6: w
 
 
 def test_it_sorts_by_runs_colour_by_colour_with_the_wild_okey_last() -> None:
+    # The fake plays as the okey (R6): it stands where R6 would, alone (R4 and R5 are missing).
     lay = layout.sorted_layout(SORT_RACK, "R6", "runs")
-    assert lay[:14] == ["R1", "R2", "R3", N, "Y5", N, "B7", "B7", N, "K13", N, "F", N, "R6"]
+    assert lay[:14] == ["R1", "R2", "R3", N, "F", N, "Y5", N, "B7", "B7", N, "K13", N, "R6"]
     assert lay[14:] == [N] * 18
 
 
 def test_it_sorts_by_sets_number_by_number() -> None:
     lay = layout.sorted_layout(SORT_RACK, "R6", "sets")
-    assert lay[:16] == ["F", N, "R1", N, "R2", N, "R3", N, "Y5", N, "B7", "B7", N, "K13", N, "R6"]
+    assert lay[:16] == ["R1", N, "R2", N, "R3", N, "Y5", N, "F", N, "B7", "B7", N, "K13", N, "R6"]
     assert lay[16:] == [N] * 16
 
 
-def test_it_sorts_by_pairs_keeping_two_equal_tiles_together() -> None:
-    rack = ["B7", "B7", "B7", "R1", "R2"]
-    assert layout.sorted_layout(rack, "K1", "pairs")[:9] == [
-        "R1",
+def test_a_fake_okey_sorts_where_the_tile_it_plays_as_belongs() -> None:
+    assert layout.sorted_layout(["R7", "F", "R5", "B6"], "R6", "runs")[:5] == [
+        "R5",
+        "F",
+        "R7",
         N,
-        "R2",
-        N,
-        "B7",
-        "B7",
-        N,
-        "B7",
-        N,
+        "B6",
     ]
-    assert layout.sorted_layout(rack, "K1", "runs")[:6] == ["R1", "R2", N, "B7", "B7", "B7"]
+
+
+def test_it_arranges_pairs_first_and_the_rest_side_by_side() -> None:
+    rack = ["B7", "B7", "B7", "R1", "R2", "K1", "Y4", "Y4"]  # K1 is the wild okey
+    assert layout.sorted_layout(rack, "K1", "pairs")[:11] == [
+        "Y4",
+        "Y4",
+        N,
+        "B7",
+        "B7",
+        N,
+        "R1",
+        "R2",
+        "B7",
+        N,
+        "K1",
+    ]
+    assert layout.sorted_layout(rack, "K1", "runs")[:6] == ["R1", "R2", N, "Y4", "Y4", N]
 
 
 def test_a_group_that_would_pass_the_first_row_starts_the_second() -> None:
@@ -114,10 +127,10 @@ def test_a_group_that_would_pass_the_first_row_starts_the_second() -> None:
 
 
 def test_without_room_for_the_gaps_the_tiles_stand_in_order() -> None:
-    rack = [f"{c}{n}" for c in "KB" for n in range(1, 9)] + ["Y13"]  # 17 groups of one
-    lay = layout.sorted_layout(rack, "R1", "pairs")
-    order = ["Y13"] + [f"B{n}" for n in range(1, 9)] + [f"K{n}" for n in range(1, 9)]
-    assert lay == order + [N] * 15
+    rack = [f"{c}{n}" for c in "KBY" for n in (1, 3, 5, 7, 9, 11)]  # 18 groups of one
+    lay = layout.sorted_layout(rack, "R1", "runs")
+    order = [f"{c}{n}" for c in "YBK" for n in (1, 3, 5, 7, 9, 11)]
+    assert lay == order + [N] * 14
 
 
 @given(

@@ -89,7 +89,7 @@ def feed_buttons(text: str) -> list[tuple[str, str, int]]:
     ]
 
 
-HELP = ("open-suggested", 'data-sort="melds"', "feedable", "data-assist-feedable", "workable")
+HELP = ("open-suggested", "feedable", "data-assist-feedable", "workable")
 
 
 def test_the_one_tap_opening_opens_through_the_service() -> None:
@@ -100,7 +100,7 @@ def test_the_one_tap_opening_opens_through_the_service() -> None:
     assert suggested == engine.assist(view)["opening"]["move"]
     button = re.search(r'<button[^>]*data-action="open-suggested"[^>]*>([^<]*)</button>', text)
     assert button and "disabled" not in button.group(0) and button.group(1) == "Open: 107"
-    # "Sort into melds" carries the solver's layout: the three melds, then the rest.
+    # "Arrange runs and sets" carries the solver's layout: the three melds, then the rest.
     layout = attr(text, 'data-sort="melds"', "data-layout")
     assert rack_layout.check(layout, view["rack"]) == layout
     assert [sorted(g) for g in rack_layout.groups(layout)[:3]] == [
@@ -239,7 +239,7 @@ def test_the_help_speaks_turkish(signed_in: SignedIn) -> None:
     table, users, hand = rigged(True, 608)
     client = signed_in(users[0], headers={"accept-language": "tr"})
     text = client.get(reverse("table", args=[table.pk])).content.decode()
-    assert ">Aç: 107</button>" in text and "Perlere göre diz" in text
+    assert ">Aç: 107</button>" in text and "Perleri diz" in text
     actions.play(hand, 0, {"do": "open", "melds": SMALLER}, by=users[0])
     text = client.get(reverse("table", args=[table.pk])).content.decode()
     assert 'aria-label="B8 taşını bu pere işle"' in text

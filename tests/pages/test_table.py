@@ -16,6 +16,7 @@ from django.utils import translation
 
 from games import actions, engine, frames, reads
 from games.engine import layout
+from games.engine.assist import arranged
 from games.models import Match, Seat
 from tests.markup import parse
 from tests.play import connect, play_hand, seed_of, user_table
@@ -62,7 +63,14 @@ def test_the_sort_buttons_carry_the_engines_sorts_of_the_players_rack(signed_in:
         assert found is not None, by
         sorted_rack = layout.sorted_layout(view["rack"], view["okey"], by)
         assert json.loads(html.unescape(found.group(1))) == sorted_rack
-    assert 'data-sort="melds"' not in page  # on assisted tables only
+    # "Arrange runs and sets", on every table: the rack's best runs and sets at once.
+    tag = re.search(r'<button[^>]*data-sort="melds"[^>]*>', page)
+    assert tag is not None
+    found = re.search(r'data-layout="([^"]*)"', tag.group(0))
+    assert found is not None
+    melds = json.loads(html.unescape(found.group(1)))
+    assert melds == arranged(view["rack"], view["okey"], True)
+    assert layout.check(melds, view["rack"]) == melds
 
 
 @pytest.mark.parametrize("variant", engine.VARIANTS)
