@@ -15,6 +15,7 @@ documents and the tests read.
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import Any
@@ -69,6 +70,10 @@ WORDS: dict[str, Any] = {
     "finish_here": _("Finish here"),
     "log": _("What happened"),
     "melds": _("Melds on the table"),
+    # The selected tiles' worth, under the rack: against the opening bar, then in points.
+    "weight_bar": _("%(total)s / %(bar)s"),
+    "weight_pairs": _("%(n)s / %(need)s pairs"),
+    "weight_points": _("%(total)s points"),
     "melds_open": _("Melds on the table (%(n)s)"),
     "melds_close": _("Close the melds"),
     # The end of a hand or match.
@@ -190,3 +195,31 @@ def live(context: dict[str, Any], csrf_token: Any = None) -> SafeString:
 def rack(context: dict[str, Any]) -> SafeString:
     """``#rack-area``, the viewer's own rack (empty for a spectator), in the active language."""
     return _render("games/rack_area.jinja", context, {})
+
+
+def rack_weight(weight: dict[str, Any] | None) -> SafeString:
+    """``#rack-weight`` for a seat's page (``reads.rack_weight``), in the active language: what
+    the selected tiles are worth as an opening ("87 / 101", "3 / 5 pairs") or, once opened, in
+    points; and the stand's groups, valid or not, for the page to mark (``data-stand``)."""
+    text, reached, stand = "", False, []
+    if weight is not None:
+        stand = weight["stand"]
+        chosen = weight["selected"]
+        groups = chosen["groups"]
+        if groups and weight["open_variant"]:
+            pairs = all(g["kind"] == "pair" for g in groups)
+            w = words()
+            if chosen["bar"] is not None and pairs:
+                need = chosen["pairs_needed"]
+                text = w.weight_pairs % {"n": chosen["pairs"], "need": need}
+                reached = chosen["pairs"] >= need
+            elif chosen["bar"] is not None:
+                text = w.weight_bar % {"total": chosen["total"], "bar": chosen["bar"]}
+                reached = chosen["total"] >= chosen["bar"]
+            elif chosen["total"]:
+                text = w.weight_points % {"total": chosen["total"]}
+    return _render(
+        "games/rack_weight.jinja",
+        {"text": text, "reached": reached, "stand_json": json.dumps(stand)},
+        {},
+    )

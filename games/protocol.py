@@ -13,6 +13,8 @@ The messages::
     {"type": "refresh"}                                  the table as it is now (socket only)
     {"type": "ping"}                                     "are you there?": answered "pong"
                                                          (socket only; the page's heartbeat)
+    {"type": "weigh", "hand": 12, "layout": [...],       what the stand's groups and the
+     "slots": [3, 4, 5]}                                 selected tiles are worth (socket only)
     {"type": "move", "hand": 12, "move": {"do": ...},
      "expected_version": 7, "client_move_id": "..."}     a move (the last two optional)
     {"type": "arrange", "hand": 12, "layout": [...]}     the rack as arranged on the stand
@@ -58,6 +60,14 @@ class Refresh(Message):
 @dataclass(frozen=True)
 class Ping(Message):
     type = "ping"
+
+
+@dataclass(frozen=True)
+class Weigh(Message):
+    type = "weigh"
+    hand: int
+    layout: list[Any]
+    slots: list[Any]
 
 
 @dataclass(frozen=True)
@@ -138,6 +148,7 @@ MESSAGES: dict[str, type[Message]] = {
     for m in (
         Refresh,
         Ping,
+        Weigh,
         Move,
         Arrange,
         Ready,

@@ -29,14 +29,16 @@ class Sender:
 
 def perform(message: protocol.Message, sender: Sender) -> None:
     """Carry out ``message`` for ``sender`` through the actions (which check the policy and
-    publish after commit). ``Refresh`` and ``Ping`` change nothing and are the caller's to
-    answer.
+    publish after commit). ``Refresh``, ``Ping`` and ``Weigh`` change nothing and are the
+    caller's to answer.
     Raises the actions' :class:`GameError` when refused."""
     user, table_id = sender.user, sender.table_id
     match message:
         case protocol.Refresh():
             return
         case protocol.Ping():  # the page's heartbeat: the socket answers it
+            return
+        case protocol.Weigh():  # a read for the page: the socket answers it
             return
         case protocol.Move():
             submit(

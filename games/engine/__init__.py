@@ -11,7 +11,8 @@ The public API, in the spirit of python-chess:
   ``view(seat)`` adds that seat's :data:`PRIVATE_KEYS`; :class:`MoveResult` (``ok``, ``events``,
   ``move``: the move as the engine read it, see :func:`normalise_move`);
 - what a seat may try now: :func:`legal_actions` (move kinds, from the seat's view) and
-  :func:`meld_targets` (which rack tile may be added to or swapped on which table meld);
+  :func:`meld_targets` (which rack tile may be added to or swapped on which table meld),
+  :func:`weigh` (what groups of the rack are worth put on the table: the opening total);
 - help for assisted tables: :func:`assist` (from the seat's view: the rack sorted into melds,
   feedable tiles, the workable discard, the best opening as a ready move);
 - a hand's record played again: :func:`replay_moves` (:class:`Recorded` moves, a :class:`Replay`);
@@ -38,7 +39,7 @@ from .hand import (
     event_for,
     normalise_move,
 )
-from .legal import legal_actions, meld_targets
+from .legal import legal_actions, meld_targets, weigh
 from .match import Match
 from .melds import Meld, read_meld, read_pair
 from .replay import Recorded, Replay, replay_moves
@@ -123,6 +124,7 @@ __all__ = [
     "leaders",
     "legal_actions",
     "meld_targets",
+    "weigh",
     "new_seed",
     "normalise_move",
     "okey_of",

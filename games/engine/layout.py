@@ -72,7 +72,7 @@ def rows(layout: Sequence[str | None]) -> list[list[str | None]]:
     return [list(layout[:ROW_SLOTS]), list(layout[ROW_SLOTS:SLOTS])]
 
 
-def _slot_groups(layout: Sequence[str | None]) -> list[list[int]]:
+def slot_groups(layout: Sequence[str | None]) -> list[list[int]]:
     """The slots of each run of adjacent tiles on each row (gaps and row ends split them)."""
     found: list[list[int]] = []
     for start in range(0, len(layout), ROW_SLOTS):
@@ -98,7 +98,7 @@ def groups(layout: Sequence[str | None], leave_out: str | None = None) -> list[l
     standing = list(layout)
     if leave_out is not None and leave_out in standing:
         standing[standing.index(leave_out)] = None
-    return [_tiles_in(standing, group) for group in _slot_groups(standing)]
+    return [_tiles_in(standing, group) for group in slot_groups(standing)]
 
 
 def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[str]]:
@@ -108,7 +108,7 @@ def groups_at(layout: Sequence[str | None], slots: Sequence[int]) -> list[list[s
     chosen twice, out of the stand, or empty."""
     _check_slots(layout, slots)
     chosen = set(slots)
-    found = (_tiles_in(layout, [i for i in g if i in chosen]) for g in _slot_groups(layout))
+    found = (_tiles_in(layout, [i for i in g if i in chosen]) for g in slot_groups(layout))
     return [group for group in found if group]
 
 
@@ -241,6 +241,7 @@ __all__ = [
     "reconcile",
     "rows",
     "selected_groups",
+    "slot_groups",
     "sorted_layout",
     "taken",
 ]

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .melds import PAIR, Meld
+from .errors import MeldError
+from .melds import PAIR, Meld, read_meld, read_pair
 from .tiles import FAKE, parse_tile
 from .variants import rules_for
 
@@ -100,9 +101,47 @@ def meld_targets(view: Mapping[str, Any]) -> dict[str, dict[int, list[str]]]:
     return out
 
 
+def weigh(view: Mapping[str, Any], groups: list[list[str]]) -> dict[str, Any]:
+    """What ``groups`` of the seat's tiles (notation, grouped as they stand on the stand) are
+    worth put on the table now: for each group (in order) ``kind`` (``meld`` for three tiles or
+    more, ``pair`` for two, None for one), ``valid``, ``points`` (a valid run or set's value, the
+    okey counted as the tile it stands for) and ``why`` (the meld error's code when it is not
+    valid); ``total``, the points of the valid runs and sets; ``pairs``, the valid pairs; and
+    while the seat has not opened, its ``bar`` and ``pairs_needed`` (None once it has, or in a
+    closed variant). What an opening of them would be, as the engine reads it."""
+    rules = rules_for(view["variant"])
+    wrap = rules.wrap(view["options"])
+    okey = parse_tile(view["okey"])
+    out: list[dict[str, Any]] = []
+    for tiles in groups:
+        kind = "meld" if len(tiles) >= 3 else "pair" if len(tiles) == 2 else None
+        found: dict[str, Any] = {"kind": kind, "valid": False, "points": 0, "why": None}
+        try:
+            if kind == "meld":
+                found["points"] = read_meld(tiles, okey, wrap).value(okey)
+                found["valid"] = True
+            elif kind == "pair":
+                read_pair(tiles, okey)
+                found["valid"] = True
+            else:
+                found["why"] = "meld_too_short"
+        except MeldError as exc:
+            found["why"] = exc.code
+        out.append(found)
+    opened = view["opened"][view["seat"]] if rules.open_table else None
+    unopened = rules.open_table and not opened
+    return {
+        "groups": out,
+        "total": sum(g["points"] for g in out if g["valid"] and g["kind"] == "meld"),
+        "pairs": sum(1 for g in out if g["valid"] and g["kind"] == "pair"),
+        "bar": view["opening_bar"] if unopened else None,
+        "pairs_needed": view["pairs_needed"] if unopened else None,
+    }
+
+
 def _plays(t: int, okey: int) -> int:
     """What a tile that is not the wild okey plays as: a fake plays as the okey."""
     return okey if t == FAKE else t
 
 
-__all__ = ["legal_actions", "meld_targets"]
+__all__ = ["legal_actions", "meld_targets", "weigh"]

@@ -225,6 +225,9 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         move_id = message.client_move_id if isinstance(message, protocol.Move) else None
         if self._refusing():
             return
+        if isinstance(message, protocol.Weigh):
+            await self._weigh(message)
+            return
         sender = actions.Sender(self.table_id, self.scope.get("user"), self.position, self.invite)
         try:
             await database_sync_to_async(actions.perform)(message, sender)
@@ -265,6 +268,24 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
                 self._refuse(GameError("too_fast", "too many refused messages: wait a few seconds"))
             )
         return True
+
+    async def _weigh(self, message: protocol.Weigh) -> None:
+        """Tell the seat's page what its stand's groups and selected tiles are worth (a read of
+        the hand: ``reads.rack_weight``); a spectator, or a page whose rack is out of date, is
+        answered with nothing."""
+        if self.position is None:
+            return
+
+        def weighed() -> str:
+            weight = reads.rack_weight(
+                self.table_id, message.hand, self.position, message.layout, message.slots
+            )
+            with translation.override(self.language):
+                return str(frames.rack_weight(weight)) if weight is not None else ""
+
+        html = await database_sync_to_async(weighed)()
+        if html:
+            await self.send(text_data=html)
 
     async def _refuse(self, exc: GameError, move_id: Any = None) -> None:
         """Tell this socket alone why its request was refused, in its language."""

@@ -88,7 +88,7 @@ def _payload(raw: str | bytes) -> Any:
 
 # What the move endpoint takes: every table message but the chat's (``table_chat``) and
 # ``refresh`` (a socket's: a page without one has the table from its last answer).
-_TABLE_MESSAGES = frozenset(protocol.MESSAGES) - protocol.CHAT - {"refresh", "ping"}
+_TABLE_MESSAGES = frozenset(protocol.MESSAGES) - protocol.CHAT - {"refresh", "ping", "weigh"}
 
 
 @require_POST

@@ -362,6 +362,39 @@ def table_context(
     }
 
 
+def rack_weight(
+    table_id: int, hand_id: Any, seat: int, layout: Any, slots: Any
+) -> dict[str, Any] | None:
+    """For a seat's page: what the groups standing on its stand are (``stand``: each group of
+    two tiles or more, its slots and whether it is a run, a set or a pair) and what the tiles
+    in ``slots`` are worth grouped as they stand (``selected``: ``engine.weigh``), from the
+    seat's own view of the hand being played at ``table_id``. None when there is no such hand,
+    or ``layout`` is not the seat's rack, or a slot holds no tile (the page asks again)."""
+    if isinstance(hand_id, bool) or not isinstance(hand_id, int) or not 0 < hand_id < 2**63:
+        return None
+    hand = Hand.objects.filter(
+        pk=hand_id, match__table_id=table_id, status=Hand.Status.PLAYING
+    ).first()
+    if hand is None:
+        return None
+    view = hand.view_for(seat)
+    try:
+        stand = rack_layout.check(layout, view["rack"])
+        chosen = rack_layout.groups_at(stand, slots) if slots else []
+    except ValueError:
+        return None
+    groups = [g for g in rack_layout.slot_groups(stand) if len(g) >= 2]
+    weighed = engine.weigh(view, [[stand[i] or "" for i in g] for g in groups])
+    return {
+        "stand": [
+            {"slots": g, "valid": w["valid"]}
+            for g, w in zip(groups, weighed["groups"], strict=True)
+        ],
+        "selected": engine.weigh(view, chosen),
+        "open_variant": engine.is_open_variant(view["variant"]),
+    }
+
+
 @dataclass(frozen=True)
 class RackSorts:
     """The layouts of the rack's sort buttons, as JSON by way of sorting

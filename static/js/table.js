@@ -76,6 +76,42 @@
     var pressed = on === undefined ? tile.getAttribute("aria-pressed") !== "true" : on;
     tile.setAttribute("aria-pressed", pressed ? "true" : "false");
     showTargets();
+    weighSoon();
+  }
+
+  // What the stand's groups and the selected tiles are worth is the engine's to say: the page
+  // asks its socket (a "weigh" with the stand and the selected slots) after the selection or the
+  // stand changed, and the answer (#rack-weight) says "87 / 101" and marks each group on the
+  // stand valid or not (data-stand).
+  var weighTimer = null;
+  function weighSoon() {
+    var area = rackArea();
+    if (!area || area.dataset.weigh === undefined) return;
+    clearTimeout(weighTimer);
+    weighTimer = setTimeout(function () {
+      var hand = handId();
+      var lay = layout();
+      if (hand === null || !lay || !socket || connection === "lost") return;
+      send({ type: "weigh", hand: hand, layout: lay, slots: selectedSlots() }, true);
+    }, 60);
+  }
+
+  function markStand() {
+    var weight = document.getElementById("rack-weight");
+    var slots = rackArea() ? rackArea().querySelectorAll(".rack .slot") : [];
+    var marks = {};
+    try {
+      JSON.parse((weight && weight.dataset.stand) || "[]").forEach(function (group) {
+        group.slots.forEach(function (i, k) {
+          marks[i] = (group.valid ? "group-ok" : "group-bad") +
+            (k === 0 ? " group-start" : "") + (k === group.slots.length - 1 ? " group-end" : "");
+        });
+      });
+    } catch (e) { marks = {}; }
+    Array.prototype.forEach.call(slots, function (slot, i) {
+      slot.classList.remove("group-ok", "group-bad", "group-start", "group-end");
+      if (marks[i]) marks[i].split(" ").forEach(function (c) { slot.classList.add(c); });
+    });
   }
 
   // A meld's "+" and "⇄" show while the one selected tile is among the rack tiles the engine
@@ -105,6 +141,7 @@
     var lay = layout();
     if (hand === null || !lay) return;
     send({ type: "arrange", hand: hand, layout: lay }, true);
+    weighSoon();
   }
 
   // Assisted tables: the board (re-sent on every change) lists the rack tiles that fit the
@@ -449,6 +486,7 @@
     heardAt = Date.now();
     pingedAt = 0;
     socket.sendImmediately(JSON.stringify({ type: "refresh" }));
+    weighSoon();
   });
 
   // A move sent over HTTP (no socket) that never arrived, or was refused as a whole.
@@ -584,7 +622,9 @@
       standTaken();
       setupRack();
       showTargets();
+      weighSoon();
     }
+    if (typeof message === "string" && message.indexOf('id="rack-weight"') >= 0) markStand();
     // Only the refusal of the move in flight answers it (a chat refusal does not).
     if (typeof message === "string" && pending && message.indexOf('id="move-error"') >= 0 &&
         message.indexOf('data-move-id="' + pending.id + '"') >= 0) pending = null;

@@ -17,6 +17,7 @@ import pytest
 from games import actions, engine
 from games.catalog import ensure_variants
 from games.engine import layout, solver
+from games.engine.assist import arranged
 from games.models import Hand, Move, Participant, Table
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
@@ -622,3 +623,62 @@ def test_a_tile_dropped_on_another_is_inserted_and_a_discard_is_taken_by_tap_or_
     )
     nxt.screenshot(path=str(artifacts / f"duz-discard-taken-by-drag-{size}.png"))
     assert page.okey_errors == [] and nxt.okey_errors == []
+
+
+@pytest.mark.parametrize(("size", "language"), [("desktop", "en"), ("phone", "tr")])
+def test_an_opening_arranged_in_one_tap_with_its_total_shown_while_selecting(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path, size: str, language: str
+) -> None:
+    """A 101 rack standing in a jumble: "Arrange runs and sets" lays out its melds at once,
+    the total of the tiles selected shows against the bar as they are picked ("55 / 101",
+    then "157 / 101", marked reached), each group on the stand is marked valid or not, and the
+    opening goes through."""
+    melds = [["R9", "R10", "R11", "R12", "R13"], ["Y13", "K13", "B13"]]
+    melds += [["B9", "B10", "B11"], ["K10", "K11", "K12"]]
+    jumble = ["B10", "R12", "K2", "Y13", "K11", "R9", "B9", "K13", "R11", "Y1", "B11"]
+    jumble += ["R10", "K10", "B13", "R13", "K12"]
+    assert sorted(jumble) == sorted([*(t for m in melds for t in m), "Y1", "K2"])
+    hand, users, lay = in_thread(
+        lambda: rack_of_rows("okey101", 108, [jumble[:15]], [jumble[15:]], options={"timer": 0})
+    )
+    table = in_thread(lambda: Table.objects.get(matches__hands=hand))
+    page = ui.signed_in_page(
+        chromium, daphne_live_server, users[0], ui.PHONE if size == "phone" else ui.DESKTOP
+    )
+    ui.in_language(page, daphne_live_server, language)
+    ui.open_table(page, daphne_live_server, table.pk)
+    arrange = page.locator('#rack-area [data-sort="melds"]')
+    assert arrange.inner_text() == ("Perleri diz" if language == "tr" else "Arrange runs and sets")
+    arrange.click()
+    view = in_thread(lambda: hand.view_for(0))
+    want = arranged(view["rack"], view["okey"], False)
+    assert ui.wait_layout(page, want) == want
+    groups = layout.slot_groups(want)
+    opening = [g for g in groups if len(g) >= 3]
+    assert len(opening) == 4 and groups[:4] == opening  # the melds first, the rest after
+
+    def worth(slots: list[list[int]]) -> int:
+        return int(engine.weigh(view, [[want[i] or "" for i in g] for g in slots])["total"])
+
+    weight = page.locator("#rack-weight")
+    ui.select(page, opening[0])
+    page.wait_for_function(
+        "t => document.querySelector('#rack-weight').textContent === t",
+        arg=f"{worth(opening[:1])} / 101",
+    )
+    assert "reached" not in (weight.get_attribute("class") or "")
+    ui.select(page, [i for g in opening[1:] for i in g])
+    assert worth(opening) == 157
+    page.wait_for_function(
+        "() => document.querySelector('#rack-weight').textContent === '157 / 101'"
+    )
+    assert "reached" in (weight.get_attribute("class") or "")
+    # The stand's groups are marked: the four melds valid, Y1 beside K2 not.
+    ok = page.locator("#rack-area .slot.group-ok").count()
+    bad = page.locator("#rack-area .slot.group-bad").count()
+    assert (ok, bad) == (sum(len(g) for g in opening), 2)
+    page.screenshot(path=str(artifacts / f"okey101-opening-total-{size}-{language}.png"))
+    ui.click_action(page, "open")
+    ui.wait_version(page, hand.version + 1)
+    assert ui.error_text(page) == ""
+    assert page.okey_errors == []

@@ -116,3 +116,58 @@ def test_meld_targets_are_exactly_the_adds_and_swaps_the_engine_accepts(variant:
             else:
                 raise AssertionError("no legal move")
     assert checked["add"] > 0, checked
+
+
+def test_weigh_says_what_each_group_is_worth_and_the_total_against_the_bar() -> None:
+    hand = engine.Hand.from_seed("okey101", seed(11), {})
+    view = dict(hand.view(hand.turn))
+    view["okey"] = "Y7"  # no tile below is the wild okey
+    groups = [
+        ["R10", "R11", "R12", "R13"],
+        ["Y13", "K13", "B13"],
+        ["R5", "R6", "R8"],
+        ["K2", "K2"],
+        ["B1"],
+        ["K3", "B4"],
+    ]
+    weighed = engine.weigh(view, groups)
+    assert [(g["kind"], g["valid"], g["points"], g["why"]) for g in weighed["groups"]] == [
+        ("meld", True, 46, None),
+        ("meld", True, 39, None),
+        ("meld", False, 0, "not_consecutive"),
+        ("pair", True, 0, None),
+        (None, False, 0, "meld_too_short"),
+        ("pair", False, 0, "not_a_pair"),
+    ]
+    assert (weighed["total"], weighed["pairs"]) == (85, 1)
+    assert (weighed["bar"], weighed["pairs_needed"]) == (101, 5)
+    closed = engine.weigh(engine.Hand.from_seed("classic", seed(11), {}).view(0), groups[:1])
+    assert closed["bar"] is None and closed["total"] == 46
+
+
+@pytest.mark.parametrize("variant", ["okey51", "okey101"])
+def test_weighed_totals_are_the_totals_the_engine_opens_with(variant: str) -> None:
+    """The best opening of many dealt racks, weighed, is the total the open event says."""
+    from games.engine import solver
+    from games.engine.variants import rules_for
+
+    opened = 0
+    for n in range(40):
+        hand = engine.Hand.from_seed(variant, seed(500 + n), {})
+        seat = hand.turn
+        view = hand.view(seat)
+        rack = [engine.parse_tile(t) for t in view["rack"]]
+        wrap = rules_for(variant).wrap({})
+        best = solver.best_opening(rack, engine.parse_tile(view["okey"]), wrap)
+        melds = [list(m) for m in best.melds]
+        if not melds:
+            continue
+        weighed = engine.weigh(view, melds)
+        assert all(g["valid"] for g in weighed["groups"])
+        result = hand.play(seat, {"do": "open", "melds": melds})
+        if result.ok:
+            opened += 1
+            assert result.events[0]["total"] == weighed["total"]
+        else:
+            assert result.error == "below_opening_bar" and weighed["total"] < weighed["bar"]
+    assert opened > 0

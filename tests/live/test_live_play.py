@@ -3,6 +3,7 @@ refusals to the mover alone, and a rack arrangement that survives every update."
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from collections import Counter
@@ -17,7 +18,7 @@ from games import actions, engine
 from games.engine import layout as rack_layout
 from games.models import Hand, Participant
 from tests.play import rack_of_rows, refused_opening, seed_of, user_table
-from tests.sockets import Players, TableSockets, drain, version_of
+from tests.sockets import Players, TableSockets, cookie_for, drain, receive_until, version_of
 from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -330,3 +331,39 @@ def test_a_refused_opening_names_the_group_that_failed_and_why(signed_in: Signed
     answer = refused_opening(signed_in)
     assert "Red 5, red 6, red 8 is not a run or a set: " in answer
     assert "the numbers of a run follow each other, each once." in answer
+
+
+async def test_weigh_tells_the_seat_what_its_stand_and_selection_are_worth(
+    table_socket: TableSockets,
+) -> None:
+    """The page asks ("weigh"); the seat's socket alone answers #rack-weight: the selected
+    tiles against the bar, and every group standing on the stand, valid or not."""
+    hand, users, lay = await database_sync_to_async(rack_of_rows)(
+        "okey101",
+        113,
+        [["R10", "R11", "R12", "R13"], ["Y13", "K13", "B13"], ["R5", "R6", "R8"]],
+        [["K2", "K2"], ["B1"]],
+    )
+    table_id = await database_sync_to_async(lambda: hand.match.table_id)()
+    seat = await table_socket(table_id, await database_sync_to_async(cookie_for)(users[0]))
+    watcher = await table_socket(table_id, "")
+    weigh = {"type": "weigh", "hand": hand.pk, "layout": lay, "slots": [0, 1, 2, 3, 5, 6, 7]}
+    await seat.send_json_to(weigh)
+    answer = (await receive_until(seat, lambda f: 'id="rack-weight"' in f))[-1]
+    assert ">85 / 101</p>" in answer and "reached" not in answer
+    stand = json.loads(html.unescape(re.search(r'data-stand="([^"]*)"', answer).group(1)))
+    assert stand == [
+        {"slots": [0, 1, 2, 3], "valid": True},
+        {"slots": [5, 6, 7], "valid": True},
+        {"slots": [9, 10, 11], "valid": False},
+        {"slots": [16, 17], "valid": True},
+    ]
+    # Pairs count as pairs; a spectator asking gets nothing; a stand that is not the rack's
+    # is answered with nothing (the page asks again with its own).
+    await seat.send_json_to({**weigh, "slots": [16, 17]})
+    answer = (await receive_until(seat, lambda f: 'id="rack-weight"' in f))[-1]
+    assert ">1 / 5 pairs</p>" in answer
+    await watcher.send_json_to(weigh)
+    await seat.send_json_to({**weigh, "layout": ["R1"] + lay[1:]})
+    assert not [f for f in await drain(watcher, 0.5) if "rack-weight" in f]
+    assert not [f for f in await drain(seat, 0.5) if "rack-weight" in f]
