@@ -69,6 +69,7 @@ WORDS: dict[str, Any] = {
     "draw_pile": _("Draw from the pile"),
     "finish_here": _("Finish here"),
     "log": _("What happened"),
+    "scores": _("Scores"),
     "melds": _("Melds on the table"),
     # The selected tiles' worth, under the rack: against the opening bar, then in points.
     "weight_bar": _("%(total)s / %(bar)s"),

@@ -294,6 +294,47 @@ PENALTY_REASONS: dict[str, Any] = {
 }
 
 
+def score_part(part: dict[str, Any]) -> str:
+    """One part of a seat's hand score (``engine.score_parts``) in words, without its points:
+    "Tiles left 37 × 2 (opened with pairs)", "Okey held × 1", "Okey thrown × 2"."""
+    item = part.get("item")
+    m = int(part.get("multiplier") or 1)
+    if item == "finished":
+        words = pgettext("score part", "Finished")
+        if part.get("kind") and part["kind"] != "normal":
+            words = _("Finished (%(kind)s)") % {"kind": finish_kind(part["kind"])}
+    elif item == "lost_to_finish":
+        words = _("Another player finished")
+        if part.get("kind") and part["kind"] != "normal":
+            words = _("Another player finished (%(kind)s)") % {"kind": finish_kind(part["kind"])}
+    elif item == "last_tile":
+        words = _("Finished with the last tile of the pile")
+    elif item == "never_opened":
+        words = _("Never opened")
+    elif item == "tiles_left":
+        words = _("Tiles left: %(sum)s") % {"sum": part.get("sum", 0)}
+        if int(part.get("factor") or 1) > 1:
+            words += f" × {part['factor']}"
+            if part.get("pairs"):
+                words += " " + _("(opened with pairs)")
+    elif item == "okey_held":
+        words = _("Okey held × %(n)s") % {"n": part.get("count", 1)}
+    elif item == "partner_finished":
+        words = _("Your partner finished")
+    elif item == "sequential_colour":
+        words = _("Another player finished with a sequential colour")
+    elif item == "penalty":
+        words = _("%(reason)s × %(n)s") % {
+            "reason": penalty_reason(str(part.get("reason", ""))).capitalize(),
+            "n": part.get("count", 1),
+        }
+    else:
+        words = str(item or "").replace("_", " ")
+    if m > 1:
+        words += f" × {m}"
+    return words
+
+
 def penalty_reason(reason: str) -> str:
     return str(PENALTY_REASONS.get(reason, reason.replace("_", " ")))
 

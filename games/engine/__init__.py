@@ -51,6 +51,7 @@ from .scoring import (
     planned_hands,
     ranking,
     running_scores,
+    score_parts,
     start_scores,
     team_scores,
 )
@@ -136,6 +137,7 @@ __all__ = [
     "replay_moves",
     "run_scenario",
     "running_scores",
+    "score_parts",
     "start_scores",
     "team_of",
     "team_scores",

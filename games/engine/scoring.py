@@ -97,6 +97,25 @@ def hand_scores(hand: Hand) -> list[int]:
     return [b + p for b, p in zip(base, hand.penalty_sums(), strict=True)]
 
 
+def score_parts(hand: Hand) -> list[list[dict[str, Any]]]:
+    """Each seat's score of a finished hand in parts (:meth:`Rules.score_parts`: the end of
+    the hand), then one ``penalty`` part per reason it was penalised for during the hand, with
+    its ``reason``, ``count`` and ``points``. A seat's parts add up to its hand score."""
+    parts = [list(p) for p in hand.rules.score_parts(hand)]
+    for seat, mine in enumerate(parts):
+        by_reason: dict[str, dict[str, Any]] = {}
+        for p in hand.penalties:
+            if p["seat"] != seat:
+                continue
+            found = by_reason.setdefault(
+                p["reason"], {"item": "penalty", "reason": p["reason"], "count": 0, "points": 0}
+            )
+            found["count"] += 1
+            found["points"] += int(p["points"])
+        mine.extend(by_reason.values())
+    return parts
+
+
 def match_outcome(hand: Hand, scores: Sequence[int]) -> tuple[bool, list[int]]:
     """(is the game over after this hand, the winning seats)."""
     rules = hand.rules

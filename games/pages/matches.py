@@ -436,7 +436,9 @@ def match_page(request: HttpRequest, match_id: int) -> HttpResponse:
         acc = match_access(match_id, request.user, request.GET.get("invite"))
     except Match.DoesNotExist as exc:
         raise Http404 from exc
-    response = render(request, "games/match.html", match_context(acc))
+    # The table's "Scores" asks for the scoreboard alone (htmx), to show it over the felt.
+    part = "#scoreboard" if request.headers.get("HX-Request") else ""
+    response = render(request, "games/match.html" + part, match_context(acc))
     if acc.table.is_private or acc.match.status == Match.Status.PLAYING:
         patch_cache_control(response, private=True)
     return response

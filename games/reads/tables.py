@@ -351,7 +351,9 @@ def table_context(
         # Shown to the players: the hand being played is hidden from spectators.
         "hidden": bool(hand is not None and hand.hidden and live),
         "result": (
-            _result(public, names, state.finish) if public is not None and public["over"] else None
+            _result(public, names, state.finish, engine.score_parts(state.engine_hand))
+            if public is not None and public["over"] and state.engine_hand is not None
+            else None
         ),
         "match": _match(match, me) if match is not None else None,
         "invite": invite if invite and table.is_private else None,
@@ -562,7 +564,10 @@ def _finishing_groups(finish: dict[str, Any] | None, public: dict[str, Any]) -> 
 
 
 def _result(
-    public: dict[str, Any], names: list[str], finish: dict[str, Any] | None
+    public: dict[str, Any],
+    names: list[str],
+    finish: dict[str, Any] | None,
+    parts: list[list[dict[str, Any]]],
 ) -> dict[str, Any]:
     r = public["result"]
     return {
@@ -580,7 +585,15 @@ def _result(
         "match_over": r.get("match_over", False),
         "winners": [messages.seat_name(names, w) for w in r.get("winners") or []],
         "rows": [
-            {"name": names[i], "hand": r["hand_scores"][i], "total": r["scores"][i]}
+            {
+                "name": names[i],
+                "hand": r["hand_scores"][i],
+                "total": r["scores"][i],
+                # Where the hand's points came from (engine.score_parts), in words.
+                "parts": [
+                    {"words": messages.score_part(p), "points": p["points"]} for p in parts[i]
+                ],
+            }
             for i in range(len(names))
         ],
         "final": _final_ranking(public["variant"], r, names) if r.get("match_over") else [],

@@ -421,10 +421,26 @@
     if (target) target.focus();
   }
 
+  // "Scores": the match page's scoreboard (its hands, as the server keeps them) over the felt.
+  function openScores(url) {
+    var dialog = document.getElementById("scores-dialog");
+    if (!dialog || typeof htmx === "undefined") return;
+    htmx.ajax("GET", url, { target: "#scores-body", swap: "innerHTML" }).then(function () {
+      if (!dialog.open) dialog.showModal();
+    });
+  }
+
   // ------------------------------------------------------------------ events
   document.addEventListener("click", function (event) {
     var tile = event.target.closest(".rack .tile");
     if (tile) { toggle(tile); return; }
+    var scores = event.target.closest("[data-scores]");
+    if (scores) { openScores(scores.dataset.scores); return; }
+    if (event.target.closest("[data-scores-close]")) {
+      var open = document.getElementById("scores-dialog");
+      if (open && open.open) open.close();
+      return;
+    }
     if (event.target.closest("[data-melds-toggle]")) {
       meldsOpen = !meldsOpen;
       showMelds(true);

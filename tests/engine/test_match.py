@@ -190,3 +190,29 @@ def test_a_replay_says_where_the_record_differs() -> None:
     replay = replay_moves(Hand.from_seed("duz", SEED), refused)
     assert replay.played == 1 and replay.error == "not_your_turn"
     assert replay.problems == ["move 2 is refused on replay: not_your_turn"]
+
+
+@pytest.mark.parametrize("variant", ["classic", "duz", "okey51", "gobek17", "okey101"])
+def test_a_hands_score_parts_add_up_to_its_scores(variant: str) -> None:
+    """Through whole hands played by bots, with and without doublings and penalties: each
+    seat's parts add up to its hand score, and every part names what it is."""
+    from games.engine.bots import choose_moves
+
+    items = {"finished", "lost_to_finish", "last_tile", "never_opened", "tiles_left"}
+    items |= {"okey_held", "partner_finished", "sequential_colour", "penalty"}
+    seen: set[str] = set()
+    for n in range(6):
+        options = {"partners": True} if variant == "okey101" and n % 2 else {}
+        hand = engine.Hand.from_seed(variant, f"{n:064x}", options)
+        rng = random.Random(n)
+        while not hand.over:
+            view = hand.view(hand.turn)
+            for move in choose_moves(view, "greedy" if n % 3 else "random", rng):
+                if hand.play(hand.turn, move).ok:
+                    break
+        parts = engine.score_parts(hand)
+        for seat, mine in enumerate(parts):
+            assert sum(p["points"] for p in mine) == hand.result["hand_scores"][seat]
+            assert all(p["item"] in items for p in mine), mine
+            seen |= {p["item"] for p in mine}
+    assert seen, variant

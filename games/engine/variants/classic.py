@@ -43,24 +43,41 @@ class Classic(Rules):
             return 2 if kind == "pairs" else 1
         return LOSS["colour" if kind == "sequential_colour" else kind]
 
-    def base_scores(self, hand: Hand) -> list[int]:
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
         r = hand.result
         n = hand.players
         if r["ending"] != "finish":
-            return [0] * n
+            return [[] for _ in range(n)]
         finisher, kind = r["finisher"], r["kind"]
+        out: list[list[dict[str, Any]]] = []
         if not self.countdown(hand.options):
             unit = self.finish_worth(hand.options, kind)
-            bonus = 1 if r.get("drew_last_tile") else 0
-            return [unit + bonus if s == finisher else -unit for s in range(n)]
+            for s in range(n):
+                if s != finisher:
+                    out.append([{"item": "lost_to_finish", "kind": kind, "points": -unit}])
+                    continue
+                parts = [{"item": "finished", "kind": kind, "points": unit}]
+                if r.get("drew_last_tile"):
+                    parts.append({"item": "last_tile", "points": 1})
+                out.append(parts)
+            return out
         if kind == "sequential_colour":
             # 004: the game is won at once; everyone else's score drops to zero.
             penalties = hand.penalty_sums()
             return [
-                0 if s == finisher else -(hand.scores_before[s] + penalties[s]) for s in range(n)
+                []
+                if s == finisher
+                else [
+                    {
+                        "item": "sequential_colour",
+                        "points": -(hand.scores_before[s] + penalties[s]),
+                    }
+                ]
+                for s in range(n)
             ]
-        loss = self.finish_worth(hand.options, kind) * r["multiplier"]
-        return [0 if s == finisher else -loss for s in range(n)]
+        worth, m = self.finish_worth(hand.options, kind), r["multiplier"]
+        lost = {"item": "lost_to_finish", "kind": kind, "multiplier": m, "points": -worth * m}
+        return [[] if s == finisher else [dict(lost)] for s in range(n)]
 
     def start_score(self, options: Mapping[str, Any]) -> int:
         return int(options.get("start_score", 20)) if self.countdown(options) else 0

@@ -25,14 +25,18 @@ class Duz(Rules):
     def finish(self, hand: Hand, seat: int, t: int, kind: str) -> tuple[str, list[str]]:
         return ("okey" if hand.is_wild(t) else kind), []
 
-    def base_scores(self, hand: Hand) -> list[int]:
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
         r = hand.result
         if r["ending"] != "finish":
-            return [0] * hand.players
-        return [
-            0 if s == r["finisher"] else least_leftover(hand.racks[s], hand.okey, hand.wrap)
-            for s in range(hand.players)
-        ]
+            return [[] for _ in range(hand.players)]
+        out: list[list[dict[str, Any]]] = []
+        for s in range(hand.players):
+            if s == r["finisher"]:
+                out.append([])
+                continue
+            left = least_leftover(hand.racks[s], hand.okey, hand.wrap)
+            out.append([{"item": "tiles_left", "sum": left, "points": left}])
+        return out
 
     def planned_hands(self, options: Mapping[str, Any]) -> int | None:
         return None  # the match is the one hand

@@ -4,7 +4,7 @@ penalties (RULES.md §5)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..melds import PAIR, Meld
 from ..solver import fits_table
@@ -72,20 +72,22 @@ class Gobek17(Rules):
             kinds.discard("from_hand")
         return 1 << len(kinds)
 
-    def base_scores(self, hand: Hand) -> list[int]:
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
         finisher = hand.result.get("finisher")
-        out = []
+        m = int(hand.result["multiplier"])
+        out: list[list[dict[str, Any]]] = []
         for s in range(hand.players):
             opened = hand.opened[s]
             if s == finisher:
-                out.append(-1000)
+                out.append([{"item": "finished", "multiplier": m, "points": -1000 * m}])
             elif opened is None:
-                out.append(1000)
+                out.append([{"item": "never_opened", "multiplier": m, "points": 1000 * m}])
             else:
                 total = rack_sum(hand, s, 500)
-                out.append(total * 2 if opened == "pairs" else total)
-        m = int(hand.result["multiplier"])
-        return [x * m for x in out]
+                factor = 2 if opened == "pairs" else 1
+                part = {"item": "tiles_left", "sum": total, "factor": factor, "multiplier": m}
+                out.append([{**part, "pairs": opened == "pairs", "points": total * factor * m}])
+        return out
 
 
 RULES = Gobek17()

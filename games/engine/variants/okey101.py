@@ -76,29 +76,43 @@ class Okey101(Rules):
             doublings.append("from_hand")
         return kind, doublings
 
-    def base_scores(self, hand: Hand) -> list[int]:
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
         r = hand.result
         n = hand.players
         if r["ending"] == "void":
-            return [0] * n
+            return [[] for _ in range(n)]
         m = int(r["multiplier"])
         finisher = r.get("finisher")
         partner = None
         if finisher is not None and hand.options.get("partners"):
             partner = (finisher + 2) % n
-        out = []
+        out: list[list[dict[str, Any]]] = []
         for s in range(n):
             opened = hand.opened[s]
             if s == finisher:
-                out.append(-PENALTY * m)
+                out.append([{"item": "finished", "multiplier": m, "points": -PENALTY * m}])
             elif s == partner:
-                out.append(0)  # the finisher's partner pays nothing for the end of the hand
+                # The finisher's partner pays nothing for the end of the hand.
+                out.append([{"item": "partner_finished", "points": 0}])
             elif opened is None:
-                out.append(2 * PENALTY * m)
+                out.append([{"item": "never_opened", "multiplier": m, "points": 2 * PENALTY * m}])
             else:
-                left = rack_sum(hand, s, 0) * (2 if opened == "pairs" else 1)
+                total = rack_sum(hand, s, 0)
+                factor = 2 if opened == "pairs" else 1
+                parts = [
+                    {
+                        "item": "tiles_left",
+                        "sum": total,
+                        "factor": factor,
+                        "pairs": opened == "pairs",
+                        "multiplier": m,
+                        "points": total * factor * m,
+                    }
+                ]
                 wilds = sum(1 for t in hand.racks[s] if t == hand.okey)
-                out.append(left * m + PENALTY * wilds)
+                if wilds:
+                    parts.append({"item": "okey_held", "count": wilds, "points": PENALTY * wilds})
+                out.append(parts)
         return out
 
     def planned_hands(self, options: Mapping[str, Any]) -> int | None:

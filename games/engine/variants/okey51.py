@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..melds import PAIR, Meld
 from ..solver import fits_table, swaps_table
@@ -50,22 +50,36 @@ class Okey51(Rules):
     def swap_penalty(self, hand: Hand, identity: int) -> int:
         return 100 + number_of(identity) * 10
 
-    def base_scores(self, hand: Hand) -> list[int]:
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
         r = hand.result
         finisher = r.get("finisher")
         big = r["ending"] == "finish" and r["kind"] in ("pairs", "okey")
-        out = []
+        out: list[list[dict[str, Any]]] = []
         for s in range(hand.players):
             opened = hand.opened[s]
             if s == finisher:
-                out.append(-1000 if big else -500)
+                out.append(
+                    [{"item": "finished", "kind": r["kind"], "points": -1000 if big else -500}]
+                )
             elif opened is None:
-                out.append(1000 if big else 500)
+                out.append([{"item": "never_opened", "points": 1000 if big else 500}])
             else:
                 factor = 10 if (big or opened == "pairs") else 5
                 wild_flat = 1000 if opened == "pairs" else 500
+                total = rack_sum(hand, s, 0)
+                parts = [
+                    {
+                        "item": "tiles_left",
+                        "sum": total,
+                        "factor": factor,
+                        "pairs": opened == "pairs",
+                        "points": total * factor,
+                    }
+                ]
                 wilds = sum(1 for t in hand.racks[s] if t == hand.okey)
-                out.append(rack_sum(hand, s, 0) * factor + wilds * wild_flat)
+                if wilds:
+                    parts.append({"item": "okey_held", "count": wilds, "points": wilds * wild_flat})
+                out.append(parts)
         return out
 
 

@@ -186,7 +186,17 @@ class Rules:
         return 1 << len(set(doublings))
 
     def base_scores(self, hand: Hand) -> list[int]:
-        """Each seat's score for the end of the hand, before the penalties during it."""
+        """Each seat's score for the end of the hand, before the penalties during it: the sum
+        of its :meth:`score_parts`."""
+        return [sum(int(p["points"]) for p in parts) for parts in self.score_parts(hand)]
+
+    def score_parts(self, hand: Hand) -> list[list[dict[str, Any]]]:
+        """Each seat's score for the end of the hand as its parts, so that a scoreboard can
+        say where every point came from: dicts with ``item`` (``finished``, ``lost_to_finish``,
+        ``last_tile``, ``never_opened``, ``tiles_left``, ``okey_held``, ``partner_finished``,
+        ``sequential_colour``) and ``points``, and what the item needs to be told (``kind``,
+        ``sum``, ``factor``, ``multiplier``, ``count``, ``pairs``). The points of a seat's parts
+        add up to its score; a seat with none scores 0."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ the match
