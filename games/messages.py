@@ -10,8 +10,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from django.utils.translation import get_language, gettext_lazy, ngettext, pgettext, pgettext_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
 
 from games.engine.errors import ALL_ERRORS
 
@@ -149,12 +149,32 @@ def tile_words(code: Any) -> str:
     return _("%(colour)s %(number)s") % {"colour": tile_colour(code[:1]), "number": number}
 
 
+def sentence(text: str, language: str | None = None) -> str:
+    """``text`` with its first letter a capital, in ``language`` (the active one if None):
+    Turkish writes a capital i as İ."""
+    if not text:
+        return text
+    language = language or get_language() or ""
+    first = "İ" if text[0] == "i" and language.startswith(("tr", "az")) else text[0].upper()
+    return first + text[1:]
+
+
 def event_text(
     event: dict[str, Any], names: list[str], viewer: int | None, all_shown: bool = False
 ) -> str | None:
     """One hand event in words, as ``viewer`` (a seat, or None for a spectator) may read it:
     the viewer's own moves as "you", tiles in colour words. ``all_shown``: the hand is over
-    and its replay names every drawn tile."""
+    and its replay names every drawn tile. A line begins with a capital unless it begins
+    with a player's name, which stays as its owner wrote it."""
+    text = _event_words(event, names, viewer, all_shown)
+    if text is None or any(name and text.startswith(name) for name in names):
+        return text
+    return sentence(text)
+
+
+def _event_words(
+    event: dict[str, Any], names: list[str], viewer: int | None, all_shown: bool
+) -> str | None:
     who = seat_name(names, event.get("seat"))
     kind = event.get("type")
     tile = tile_words(event.get("tile"))
@@ -194,10 +214,10 @@ def event_text(
             return _("You opened with %(total)s.") % {"total": event.get("total")}
         return _("%(who)s opened with %(total)s.") % {"who": who, "total": event.get("total")}
     if kind == "lay":
-        n = len(event.get("melds") or [])
+        laid = "; ".join(group_words(m.get("tiles") or []) for m in event.get("melds") or [])
         if you:
-            return _("You laid %(n)s more.") % {"n": n}
-        return _("%(who)s laid %(n)s more.") % {"who": who, "n": n}
+            return _("You laid %(melds)s.") % {"melds": laid}
+        return _("%(who)s laid %(melds)s.") % {"who": who, "melds": laid}
     if kind == "add":
         if you:
             return _("You added %(tile)s to a meld.") % {"tile": tile}

@@ -32,7 +32,7 @@ def test_the_viewers_own_moves_are_told_as_you() -> None:
     assert messages.event_text(over, NAMES, 2) == "You finished the hand."
     with translation.override("tr"):
         assert messages.event_text({"type": "discard", "seat": 0, "tile": "R12"}, NAMES, 0) == (
-            "kırmızı 12 taşını attın."
+            "Kırmızı 12 taşını attın."
         )
 
 
@@ -42,3 +42,32 @@ def test_a_drawn_tile_is_named_only_to_its_drawer_until_the_replay_shows_all() -
     own = {"type": "draw", "seat": 1, "tile": "Y9"}
     assert messages.event_text(own, NAMES, 1) == "You drew yellow 9."
     assert messages.event_text(own, NAMES, None, all_shown=True) == "mehmet drew yellow 9."
+
+
+def test_a_turkish_line_begins_with_a_capital_and_a_name_stays_as_written() -> None:
+    """Turkish puts the tile first: the line still begins with a capital (a dotted İ for
+    i), while a line that begins with a player's name keeps the name as its owner wrote it."""
+    with translation.override("tr"):
+        added = {"type": "add", "seat": 0, "tile": "Y4"}
+        assert messages.event_text(added, NAMES, 0) == "Sarı 4 taşını bir pere işledin."
+        assert messages.event_text({"type": "discard", "seat": 1, "tile": "K4"}, NAMES, 0) == (
+            "mehmet siyah 4 taşını attı."
+        )
+    assert messages.sentence("istanbul", "tr") == "İstanbul"
+    assert messages.sentence("istanbul", "en") == "Istanbul"
+
+
+def test_a_laying_says_what_was_laid() -> None:
+    lay = {
+        "type": "lay",
+        "seat": 2,
+        "melds": [{"tiles": ["R5", "R6", "R7"]}, {"tiles": ["B1", "Y1", "K1"]}],
+    }
+    assert messages.event_text(lay, NAMES, None) == (
+        "zeynep laid red 5, red 6, red 7; blue 1, yellow 1, black 1."
+    )
+    assert messages.event_text(lay, NAMES, 2) == (
+        "You laid red 5, red 6, red 7; blue 1, yellow 1, black 1."
+    )
+    with translation.override("tr"):
+        assert messages.event_text(lay, NAMES, 2).startswith("Kırmızı 5, kırmızı 6, kırmızı 7;")
