@@ -303,9 +303,41 @@
 
   function gettext(text) { return (window.django && window.django.gettext) ? window.django.gettext(text) : text; }
 
+  // After a move the focus goes back to the rack (where it was, or the tile nearest it), so
+  // a keyboard player goes on from there; the frames that follow a move redraw the buttons
+  // and the tiles, which would otherwise leave the focus nowhere.
+  var rackSlotFocused = 0;
+  var refocusRack = false;
+  document.addEventListener("focusin", function (event) {
+    var slot = event.target.closest && event.target.closest("#rack-area .slot");
+    if (!slot) return;
+    rackSlotFocused = Array.prototype.indexOf.call(rackArea().querySelectorAll(".rack .slot"), slot);
+  });
+
+  function backToRack() {
+    if (!refocusRack) return;
+    var active = document.activeElement;
+    if (active && active !== document.body && document.contains(active)) return;
+    var tiles = rackArea() ? rackArea().querySelectorAll(".rack .slot") : [];
+    var best = null;
+    var distance = Infinity;
+    Array.prototype.forEach.call(tiles, function (slot, i) {
+      var tile = slot.querySelector(".tile");
+      if (tile && Math.abs(i - rackSlotFocused) < distance) {
+        best = tile;
+        distance = Math.abs(i - rackSlotFocused);
+      }
+    });
+    if (best) {
+      best.focus({ preventScroll: true });
+      refocusRack = false;
+    }
+  }
+
   function play(kind, extra) {
     var hand = handId();
     if (hand === null) return;
+    refocusRack = true;
     if (connection === "lost") {
       showError(gettext("You are offline: the move was not sent."), "offline");
       return;
@@ -641,6 +673,8 @@
       weighSoon();
     }
     if (typeof message === "string" && message.indexOf('id="rack-weight"') >= 0) markStand();
+    if (typeof message === "string" &&
+        (message.indexOf('id="rack-area"') >= 0 || message.indexOf('id="table-live"') >= 0)) backToRack();
     // Only the refusal of the move in flight answers it (a chat refusal does not).
     if (typeof message === "string" && pending && message.indexOf('id="move-error"') >= 0 &&
         message.indexOf('data-move-id="' + pending.id + '"') >= 0) pending = null;

@@ -682,3 +682,28 @@ def test_an_opening_arranged_in_one_tap_with_its_total_shown_while_selecting(
     ui.wait_version(page, hand.version + 1)
     assert ui.error_text(page) == ""
     assert page.okey_errors == []
+
+
+def test_after_a_move_made_from_the_keyboard_the_focus_stays_on_the_rack(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """A keyboard player selects a tile with Space and throws it with its key: the rack is
+    drawn again without that tile, and the focus is back on the rack (the next tile), not
+    lost to the page."""
+    table, users, hand = start("duz", seed_of(15))
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(page, daphne_live_server, table.pk)
+    first = page.locator("#rack-area .slot").nth(0).locator(".tile")
+    first.focus()
+    page.keyboard.press("ArrowRight")  # to the second tile
+    page.keyboard.press("Space")
+    page.keyboard.press("x")
+    ui.wait_version(page, 1)
+    page.wait_for_function(
+        "() => document.activeElement && document.activeElement.closest('#rack-area .rack')",
+        timeout=5_000,
+    )
+    focused = page.evaluate("() => document.activeElement.dataset.tile")
+    assert focused in ui.rack_tiles(page)
+    # And after the page's own draw, played by its button with the mouse, too.
+    assert page.okey_errors == []
