@@ -403,3 +403,36 @@ def scripted_hand(
             raise AssertionError("the bot found no legal move")
         assert len(moves) < 1000
     return eng, moves
+
+
+# The contrast of each element's text with what lies behind it: its colour (with the opacity of
+# the element and its ancestors) over the first solid background found going up the tree.
+LOW_CONTRAST = """([sel, least]) => {
+  const rgba = s => {
+    const v = s.match(/[\\d.]+/g).map(Number);
+    return v.length > 3 ? v : [...v, 1];
+  };
+  const lum = c => { const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  return [...document.querySelectorAll(sel)].filter(e => e.textContent.trim()).map(e => {
+    let alpha = 1, back = null;
+    for (let n = e; n; n = n.parentElement) {
+      const style = getComputedStyle(n);
+      alpha *= Number(style.opacity);
+      if (!back) { const b = rgba(style.backgroundColor); if (b[3] > 0.99) back = b; }
+    }
+    back = back || [255, 255, 255, 1];
+    const fore = rgba(getComputedStyle(e).color);
+    const a = fore[3] * alpha;
+    const seen = fore.slice(0, 3).map((v, i) => v * a + back[i] * (1 - a));
+    const [x, y] = [lum(seen), lum(back)].sort((p, q) => q - p);
+    return [e.textContent.trim().slice(0, 30), Math.round((x + 0.05) / (y + 0.05) * 100) / 100];
+  }).filter(([, ratio]) => ratio < least);
+}"""
+
+
+def low_contrast(page: Any, selector: str, least: float = 4.5) -> list[Any]:
+    """The texts matching ``selector`` whose contrast with what lies behind them is below
+    ``least`` (WCAG AA: 4.5 for text of ordinary size)."""
+    return list(page.evaluate(LOW_CONTRAST, [selector, least]))

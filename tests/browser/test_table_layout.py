@@ -341,3 +341,27 @@ def test_every_meld_of_four_opened_players_is_in_view(
         page.keyboard.press("Escape")
         assert not page.locator("#table-melds").is_visible()
     assert page.okey_errors == []
+
+
+def test_small_words_on_the_felt_and_the_lobbys_empty_seats_are_readable(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """Contrast of at least 4.5:1 for the felt's small words (the opening hint, the labels of
+    the centre and the discard spots, the seats' counts and badges, an empty seat waiting for a
+    player) and the lobby's "empty" seat labels."""
+    from tests.users import make_user
+
+    table, user, seat = mid_hand("okey101", 40 + len("okey101"), 0)
+    page = ui.signed_in_page(chromium, daphne_live_server, user)
+    ui.open_table(page, daphne_live_server, table.pk)
+    felt = ".moves .hint, .centre-label, .discard-label, .player-stats, .player-name, .badge"
+    assert ui.low_contrast(page, felt) == []
+
+    host = in_thread(lambda: make_user("host-of-a-forming-table"))
+    forming = in_thread(lambda: actions.open_table(variant="classic", user=host))
+    page.goto(f"{daphne_live_server.url}/tables/{forming.pk}/")
+    page.locator(".player.empty").first.wait_for()
+    assert ui.low_contrast(page, ".player.empty, .player.empty *, #table-live .hint") == []
+    page.goto(f"{daphne_live_server.url}/")
+    page.locator(".table-seats .seat.empty").first.wait_for()
+    assert ui.low_contrast(page, ".table-seats .seat.empty, .table-seats .seat.empty em") == []
