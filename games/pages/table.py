@@ -39,9 +39,10 @@ def table_detail(request: HttpRequest, table_id: int) -> HttpResponse:
         # One read of the table (reads.table_state) for the board and the chat panel.
         state = reads.table_state(table_id)
         context = reads.table_context(table_id, request.user, invite, state=state)
-    except (Table.DoesNotExist, NotAllowed) as exc:
-        # A private table without its invite looks like no table at all.
-        raise Http404 from exc
+    except (Table.DoesNotExist, NotAllowed):
+        # A private table without its invite looks like no table at all: one page and one
+        # status for both, which says so in the reader's language.
+        return render(request, "games/table_private.html", status=404)
     # Beside the board, in one query: how many watch (on the page only, outside the live
     # fragments, so that no socket counts on every move: the sockets update it from the count
     # the actions publish), and what the chat panel needs to know first.

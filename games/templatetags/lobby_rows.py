@@ -46,5 +46,8 @@ def lobby_rows(tables: Any, site_root: Any = "") -> SafeString:
         "invite": gettext("Invite link"),
         "rotate": gettext("New invite link"),
         "rotate_title": gettext("The old link stops working; seated players keep their seats."),
+        "copy": gettext("Copy"),
+        "copied": gettext("Copied"),
+        "share": gettext("Share"),
     }
     return render("games/lobby_rows.jinja", rows=rows, w=words)

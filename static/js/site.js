@@ -19,6 +19,44 @@
     }
   });
 
+  // A private table's invite link: "Copy" puts it on the clipboard (and says so on the
+  // button), "Share" hands it to the device's share sheet where there is one.
+  function inviteOf(button) {
+    var box = button.closest(".invite");
+    var field = box && box.querySelector("[data-invite]");
+    return field ? field.value : "";
+  }
+  function showShare() {
+    document.querySelectorAll("[data-share-invite]").forEach(function (b) {
+      b.hidden = typeof navigator.share !== "function";
+    });
+  }
+  document.addEventListener("DOMContentLoaded", showShare);
+  document.addEventListener("htmx:afterSettle", showShare);
+  document.addEventListener("click", function (event) {
+    var copy = event.target.closest && event.target.closest("[data-copy-invite]");
+    if (copy) {
+      var url = inviteOf(copy);
+      var done = function () {
+        copy.dataset.label = copy.dataset.label || copy.textContent;
+        copy.textContent = copy.dataset.copied;
+        setTimeout(function () { copy.textContent = copy.dataset.label; }, 2000);
+      };
+      if (navigator.clipboard && navigator.clipboard.writeText) {
+        navigator.clipboard.writeText(url).then(done, function () {});
+      } else {
+        var field = copy.closest(".invite").querySelector("[data-invite]");
+        field.select();
+        if (document.execCommand("copy")) done();
+      }
+      return;
+    }
+    var share = event.target.closest && event.target.closest("[data-share-invite]");
+    if (share && typeof navigator.share === "function") {
+      navigator.share({ title: share.dataset.title, url: inviteOf(share) }).catch(function () {});
+    }
+  });
+
   // A <select data-autosubmit> (the language menu) sends its form when changed: the
   // Content-Security-Policy runs no inline onchange handler.
   document.addEventListener("change", function (event) {

@@ -160,12 +160,32 @@ def test_a_friend_follows_an_invite_link_sits_and_plays(
 
     table = in_thread(make)
     host_page = ui.signed_in_page(chromium, daphne_live_server, host)
+    host_page.context.grant_permissions(
+        ["clipboard-read", "clipboard-write"], origin=daphne_live_server.url
+    )
     ui.open_table(host_page, daphne_live_server, table.pk)
+    # The host copies the invite link with one tap; the friend opens what was copied.
+    copy = host_page.locator("#seat-controls [data-copy-invite]")
+    copy.click()
+    host_page.wait_for_function(
+        "() => document.querySelector('#seat-controls [data-copy-invite]').textContent === 'Copied'"
+    )
+    link = host_page.evaluate("() => navigator.clipboard.readText()")
+    assert link == f"{daphne_live_server.url}/tables/{table.pk}/?invite={table.invite_token}"
+    share = host_page.locator("#seat-controls [data-share-invite]")
+    assert share.is_hidden() == (
+        not host_page.evaluate("() => typeof navigator.share === 'function'")
+    )
+    # Someone without the link is told the table is private.
+    outsider = ui.signed_in_page(chromium, daphne_live_server, in_thread(make_user, "outsider"))
+    outsider.goto(f"{daphne_live_server.url}/tables/{table.pk}/")
+    assert outsider.locator("h1").inner_text() == "This table is private"
+    outsider.context.close()
     friend_page = ui.signed_in_page(chromium, daphne_live_server, friend)
     friend_page.add_init_script(
         "document.addEventListener('htmx:wsOpen', () => { window.__okeySocketOpen = true; });"
     )
-    friend_page.goto(f"{daphne_live_server.url}/tables/{table.pk}/?invite={table.invite_token}")
+    friend_page.goto(link)
     ui.wait_for_socket(friend_page)
     sit_here(friend_page)
     wait_seated(friend_page, 1)

@@ -100,10 +100,14 @@ def state_of(table_id: int) -> tuple[Any, ...]:
 
 
 # ----------------------------------------------------------------------------- the answers
+# A CSRF token is masked afresh in every response (it tells nothing about the request).
+_CSRF = re.compile(r'("X-CSRFToken": "|name="csrfmiddlewaretoken" value=")[A-Za-z0-9]+')
+
+
 def _same_ids(text: str, ids: dict[int, str]) -> str:
     for number, name in ids.items():
-        text = re.sub(rf"(?<!\w){number}(?!\w)", name, text)
-    return text
+        text = re.sub(rf"(?<=/){number}(?!\w)", name, text)  # in a path: /tables/12/
+    return _CSRF.sub(r"\1CSRF", text)
 
 
 def answer(
@@ -570,3 +574,19 @@ def test_the_host_rotates_the_invite_from_the_table_page_and_the_lobby_in_a_brow
     assert row.locator("[data-invite]").input_value().endswith(f"?invite={third}")
     assert page.okey_errors == []
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_an_outsider_is_told_the_table_is_private_in_their_language(
+    private_table: Any, signed_in: SignedIn
+) -> None:
+    """Not a bare "Not Found": the page says the table is private (or gone) and how to get in,
+    in the reader's language, with the same answer for a table that does not exist."""
+    outsider = make_user("outsider")
+    for language, words in (("en", "This table is private"), ("tr", "Bu masa özel")):
+        client = signed_in(outsider, language=language)
+        for path in (f"/tables/{private_table.pk}/", f"/tables/{MISSING}/"):
+            response = client.get(path)
+            assert response.status_code == 404
+            page = response.content.decode()
+            assert f"<h1>{words}</h1>" in page, (language, path)
+            assert 'data-action="lobby"' in page
