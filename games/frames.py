@@ -123,6 +123,7 @@ WORDS: dict[str, Any] = {
     ),
     # The rack.
     "rack": _("Your rack"),
+    "rack_row": _("Row %(n)s of your rack"),
     "sort_runs": _("Sort by runs"),
     "sort_sets": _("Sort by sets"),
     "sort_pairs": _("Arrange pairs"),

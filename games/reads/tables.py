@@ -524,6 +524,12 @@ def _hand(hand: Hand, public: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+class LogLine(str):
+    """A line of the log; ``mine``: it tells the viewer's own move."""
+
+    mine: bool = False
+
+
 def _log(
     moves: Iterable[list[dict[str, Any]]],
     names: list[str],
@@ -538,7 +544,9 @@ def _log(
             shown = engine.event_for(event, viewer if viewer is not None else -1)
             text = messages.event_text(shown, names, viewer)
             if text:
-                lines.append(text)
+                line = LogLine(text)
+                line.mine = viewer is not None and event.get("seat") == viewer
+                lines.append(line)
     return lines[-last:]
 
 

@@ -689,11 +689,25 @@
       matchStarted();
       showTargets();
       showMelds(false);
+      announce();
       if (pending && version() > pending.version) pending = null;
       setupDropSpots();
       document.body.dispatchEvent(new CustomEvent("table-changed"));
     }
   });
+
+  // Another player's move, as the log tells it, is read out from #announce (a live region
+  // that frames never replace); the player's own moves are not (they made them).
+  var announced = "";
+  function announce() {
+    var region = document.getElementById("announce");
+    var newest = document.querySelector("#table-live .event-log li");
+    if (!region || !newest) return;
+    var line = newest.textContent.trim();
+    if (line === announced) return;
+    announced = line;
+    if (!newest.classList.contains("is-me")) region.textContent = line;
+  }
 
   // ------------------------------------------------------------------ the chat
   // The panel (#chat) is outside #table-live: the server appends lines to #chat-lines and

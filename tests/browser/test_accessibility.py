@@ -79,3 +79,41 @@ def test_the_end_of_a_match_and_its_replay(
     hand = in_thread(lambda: Hand.objects.filter(match=match).order_by("number").first())
     page.goto(f"{daphne_live_server.url}/hands/{hand.pk}/")
     assert violations(page) == []
+
+
+def test_a_screen_reader_hears_the_rack_as_groups_and_the_others_moves_as_they_come(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """The rack is a named group of two named rows; another player's move is put in a live
+    region outside the frames (#announce), which a frame never replaces; the player's own
+    move is not read back to them."""
+    from games import actions
+    from tests.play import seed_of, user_table
+
+    def make() -> Any:
+        ensure_variants()
+        table, users = user_table("duz", {"timer": 0})
+        actions.start_match(table, by=actions.SYSTEM, seed=seed_of(16))
+        return table, users
+
+    table, users = in_thread(make)
+    page = ui.signed_in_page(chromium, daphne_live_server, users[0])
+    ui.open_table(page, daphne_live_server, table.pk)
+    rack = page.locator("#rack-area .rack")
+    assert rack.get_attribute("role") == "group" and rack.get_attribute("aria-label")
+    rows = page.locator('#rack-area .rack-row[role="group"]')
+    assert rows.count() == 2 and rows.nth(1).get_attribute("aria-label") == "Row 2 of your rack"
+    announce = page.locator("#announce")
+    assert announce.get_attribute("aria-live") == "polite"
+    assert page.evaluate("() => !document.querySelector('#announce').closest('#table-live')")
+    assert ui.simple_turn(page)  # the player's own discard: not announced
+    ui.wait_version(page, 1)
+    assert announce.inner_text() == ""
+    other = ui.signed_in_page(chromium, daphne_live_server, users[1])
+    ui.open_table(other, daphne_live_server, table.pk)
+    assert ui.simple_turn(other)  # seat 1 draws
+    page.wait_for_function(
+        "() => document.querySelector('#announce').textContent.includes('drew')", timeout=10_000
+    )
+    assert announce.inner_text() == page.locator("#table-live .event-log li").first.inner_text()
+    assert violations(page) == []
