@@ -70,6 +70,7 @@ WORDS: dict[str, Any] = {
     "finish_here": _("Finish here"),
     "log": _("What happened"),
     "scores": _("Scores"),
+    "practice_again": _("Practice again"),
     "melds": _("Melds on the table"),
     # The selected tiles' worth, under the rack: against the opening bar, then in points.
     "weight_bar": _("%(total)s / %(bar)s"),

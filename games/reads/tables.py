@@ -361,6 +361,9 @@ def table_context(
         "away": bool(my_seat is not None and my_seat.away and live),
         # Leaving a match with another person in it costs last place in the ratings.
         "rated": sum(1 for s in seat_rows if s.user_id) >= 2,
+        # Practice: the viewer alone with bots at a table nobody else was called to (its
+        # end offers the same again, not a wait for strangers), and the bots' level.
+        "practice": _practice_level(table, seat_rows, my_seat),
     }
 
 
@@ -522,6 +525,17 @@ def _hand(hand: Hand, public: dict[str, Any]) -> dict[str, Any]:
         "seed": public["seed"],
         "deadline": hand.deadline.isoformat() if hand.deadline else "",
     }
+
+
+def _practice_level(table: Table, seats: Iterable[Seat], mine: Seat | None) -> str:
+    """The bots' level when the viewer practises here (alone with bots at a table they did
+    not fill through "Play now"), else ""."""
+    if mine is None or table.quick:
+        return ""
+    others = [s for s in seats if s.pk != mine.pk]
+    if not others or any(s.user_id or not s.bot_level for s in others):
+        return ""
+    return others[0].bot_level
 
 
 class LogLine(str):

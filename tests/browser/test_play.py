@@ -7,6 +7,7 @@ and the page's scoreboard and revealed racks are checked against the engine's.""
 
 from __future__ import annotations
 
+import random
 import time
 from collections import Counter
 from pathlib import Path
@@ -706,4 +707,43 @@ def test_after_a_move_made_from_the_keyboard_the_focus_stays_on_the_rack(
     focused = page.evaluate("() => document.activeElement.dataset.tile")
     assert focused in ui.rack_tiles(page)
     # And after the page's own draw, played by its button with the mouse, too.
+    assert page.okey_errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_a_finished_practice_match_offers_practice_again(
+    daphne_live_server: DaphneServer, chromium: Any, size: str
+) -> None:
+    """At the end of a practice match the player is offered the same again: "Practice
+    again" seats them with bots of the same level at once, where "New game" would have sent
+    them to wait for strangers."""
+    from tests.play import play_hand
+
+    player = in_thread(lambda: make_user(f"practising-{size}"))
+
+    def finished() -> Table:
+        ensure_variants()
+        match = actions.play_now(player, "duz", level="greedy")
+        play_hand(match.hands.get(), [player, "bot", "bot", "bot"], random.Random(3))
+        return Table.objects.get(pk=match.table_id)
+
+    table = in_thread(finished)
+    page = ui.signed_in_page(
+        chromium, daphne_live_server, player, ui.PHONE if size == "phone" else ui.DESKTOP
+    )
+    ui.open_table(page, daphne_live_server, table.pk)
+    page.locator("[data-match-over]").wait_for()
+    assert page.locator('[data-action="new-game"]').count() == 0
+    again = page.locator('[data-action="practice-again"]')
+    assert again.inner_text() == "Practice again"
+    again.scroll_into_view_if_needed()
+    with page.expect_navigation(timeout=15_000):
+        again.click()
+    page.wait_for_url("**/tables/*/", timeout=15_000)
+    assert f"/tables/{table.pk}/" not in page.url
+    new = in_thread(lambda: Table.objects.exclude(pk=table.pk).get(seats__user=player))
+    seats = in_thread(lambda: list(new.seats.order_by("position")))
+    assert new.variant.key == "duz" and not new.quick
+    assert [s.bot_level for s in seats[1:]] == ["greedy"] * 3
+    assert in_thread(lambda: new.matches.get().status) == "playing"
     assert page.okey_errors == []
