@@ -76,6 +76,7 @@
     var pressed = on === undefined ? tile.getAttribute("aria-pressed") !== "true" : on;
     tile.setAttribute("aria-pressed", pressed ? "true" : "false");
     showTargets();
+    markStand();
     weighSoon();
   }
 
@@ -96,12 +97,17 @@
     }, 60);
   }
 
+  // Valid groups are marked green; a group that is none is marked red only while one of its
+  // tiles is selected (a freshly dealt row is not a group anyone meant).
   function markStand() {
     var weight = document.getElementById("rack-weight");
     var slots = rackArea() ? rackArea().querySelectorAll(".rack .slot") : [];
+    var picked = selectedSlots();
     var marks = {};
     try {
       JSON.parse((weight && weight.dataset.stand) || "[]").forEach(function (group) {
+        var chosen = group.slots.some(function (i) { return picked.indexOf(i) >= 0; });
+        if (!group.valid && !chosen) return;
         group.slots.forEach(function (i, k) {
           marks[i] = (group.valid ? "group-ok" : "group-bad") +
             (k === 0 ? " group-start" : "") + (k === group.slots.length - 1 ? " group-end" : "");
