@@ -30,6 +30,9 @@ class Profile(models.Model):
     is_guest = models.BooleanField(_("guest"), default=False)
     # The bot level this player last chose for "Play now" (a level's key); blank: the default.
     play_now_level = models.CharField(max_length=10, blank=True)
+    # The options this player last chose before sitting down, by variant ({"okey101":
+    # {"hands": 3, ...}}): offered first next time ("Play now", "Practice with bots").
+    play_options = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

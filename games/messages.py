@@ -93,6 +93,7 @@ REFUSALS: dict[str, Any] = {
         "Finishing a match opens it again."
     ),
     "not_forming": gettext_lazy("This table is no longer waiting for players."),
+    "bad_options": gettext_lazy("Those options are not this game's."),
     # Any socket (games.live.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
     "too_many_sockets": gettext_lazy(

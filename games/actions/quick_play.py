@@ -23,7 +23,7 @@ from django.db import transaction
 from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
 from django.utils import timezone
 
-from games import policy
+from games import engine, policy
 from games.actions import events
 from games.actions.matches import start_match
 from games.actions.seats import PLAY_NOW_LEVEL, PLAY_NOW_LEVELS, live_elsewhere, sit, stand
@@ -37,24 +37,36 @@ _GONE = ("match_in_progress", "table_finished", "seat_taken")
 
 
 def quick_play(
-    user: AbstractBaseUser, variant: str | Variant, *, level: str = PLAY_NOW_LEVEL
+    user: AbstractBaseUser,
+    variant: str | Variant,
+    *,
+    level: str = PLAY_NOW_LEVEL,
+    options: dict[str, Any] | None = None,
 ) -> Table:
-    """Seat ``user`` at a table of ``variant`` with other people (see the module). ``level``:
-    the bots that fill a table this person forms. Returns the table."""
+    """Seat ``user`` at a table of ``variant`` with other people (see the module), who chose
+    the same ``options`` (the engine's checked options; the variant's quick options must
+    match, the others are the defaults of a table this person forms). ``level``: the bots
+    that fill a table this person forms. Returns the table."""
     if level not in PLAY_NOW_LEVELS:
         raise GameError("bad_bot", f"no bot level {level!r} for Play now")
     key = variant.key if isinstance(variant, Variant) else variant
+    try:
+        wanted = engine.validate_options(key, options)
+    except engine.OptionsError as exc:
+        raise GameError("bad_options", str(exc)) from exc
+    same = Q(**{f"options__{name}": wanted[name] for name in engine.quick_options(key)})
     with transaction.atomic():
         v = Variant.objects.select_for_update().get(key=key)
         now = timezone.now()
         waiting = _forming_seat_of(user)
         if waiting is not None:
-            if waiting.variant_id == v.pk:
+            if waiting.variant_id == v.pk and Table.objects.filter(same, pk=waiting.pk).exists():
                 return waiting  # pressed again: still waiting at the same table
             stand(waiting, user)  # they want another game now: the seat goes to whoever comes
         _check_cooldown(user, now)
         policy.check_open_table(user, live_elsewhere(user))
-        for table in [*_forming(v), *_waiting_for_players(v), *_seat_between_hands(v)]:
+        found = [*_forming(v, same), *_waiting_for_players(v, same), *_seat_between_hands(v, same)]
+        for table in found:
             try:
                 sit(table, user)
             except GameError as exc:
@@ -65,6 +77,7 @@ def quick_play(
         table = create_table(
             variant=v,
             created_by=None,
+            options=options,
             auto_start=True,
             quick=True,
             fill_at=now + timedelta(seconds=settings.QUICK_PLAY_WAIT_SECONDS),
@@ -129,10 +142,13 @@ def _counted(tables: QuerySet[Table]) -> QuerySet[Table]:
     )
 
 
-def _forming(v: Variant) -> list[Table]:
-    """The forming tables of ``v`` with someone waiting and a free seat: the fullest first
-    (its people wait least), then the oldest. An empty one is left to the clock to close."""
-    tables = Table.objects.filter(variant=v, quick=True, status=Table.Status.OPEN, is_private=False)
+def _forming(v: Variant, same: Q) -> list[Table]:
+    """The forming tables of ``v`` with someone waiting and a free seat, and the options
+    ``same`` asks for: the fullest first (its people wait least), then the oldest. An empty
+    one is left to the clock to close."""
+    tables = Table.objects.filter(
+        same, variant=v, quick=True, status=Table.Status.OPEN, is_private=False
+    )
     return list(
         _counted(tables)
         .filter(people__gt=0, free__gt=0)
@@ -149,10 +165,13 @@ def _open_to_strangers(v: Variant) -> QuerySet[Table]:
     )
 
 
-def _waiting_for_players(v: Variant) -> list[Table]:
+def _waiting_for_players(v: Variant, same: Q) -> list[Table]:
     """Tables of ``v`` open to strangers that start by themselves once full, with people and
-    no bots waiting at them: someone opened one to play with people."""
-    tables = _open_to_strangers(v).filter(quick=False, status=Table.Status.OPEN, auto_start=True)
+    no bots waiting at them, and the options ``same`` asks for: someone opened one to play
+    with people."""
+    tables = _open_to_strangers(v).filter(
+        same, quick=False, status=Table.Status.OPEN, auto_start=True
+    )
     return list(
         _counted(tables)
         .filter(people__gt=0, bots=0, free__gt=0)
@@ -160,14 +179,15 @@ def _waiting_for_players(v: Variant) -> list[Table]:
     )
 
 
-def _seat_between_hands(v: Variant) -> list[Table]:
+def _seat_between_hands(v: Variant, same: Q) -> list[Table]:
     """Tables of ``v`` open to strangers playing a match that is between hands, with a seat
-    whose player left it (a bot plays it meanwhile): a person takes it from the next hand
-    (``seats.vacated_seats``)."""
+    whose player left it (a bot plays it meanwhile), and the options ``same`` asks for: a
+    person takes it from the next hand (``seats.vacated_seats``)."""
     between = Match.objects.filter(
         table_id=OuterRef("pk"), status=Match.Status.PLAYING, next_hand_at__isnull=False
     )
     tables = _open_to_strangers(v).filter(
+        same,
         Exists(between),
         status=Table.Status.PLAYING,
         seats__stand_in=True,

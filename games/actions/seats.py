@@ -314,16 +314,17 @@ def play_now(
     *,
     level: str = PLAY_NOW_LEVEL,
     seed: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> Match:
-    """One click to play: a table of ``variant`` with its default options, the player at seat
-    0 and a bot of ``level`` (one of ``PLAY_NOW_LEVELS``) on every other seat, and the match
-    started (hand 1 dealt)."""
+    """One click to play: a table of ``variant`` with its default options (or ``options``,
+    checked by the engine), the player at seat 0 and a bot of ``level`` (one of
+    ``PLAY_NOW_LEVELS``) on every other seat, and the match started (hand 1 dealt)."""
     if level not in PLAY_NOW_LEVELS:
         raise GameError("bad_bot", f"no bot level {level!r} for Play now")
     with transaction.atomic():
         lock_user(user)
         policy.check_open_table(user, live_elsewhere(user))
-        table = create_table(variant=variant, created_by=user)
+        table = create_table(variant=variant, created_by=user, options=options)
         sit(table, user, 0)
         for position in range(1, table.players):
             add_bot(table, position, level, by=user)

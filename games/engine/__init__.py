@@ -75,6 +75,7 @@ from .variants import (
     has_indicator_show,
     has_pairs,
     is_open_variant,
+    quick_options,
     team_of,
     validate_options,
 )
@@ -120,6 +121,7 @@ __all__ = [
     "higher_is_better",
     "idle_options",
     "is_open_variant",
+    "quick_options",
     "has_indicator_show",
     "has_pairs",
     "leaders",

@@ -54,6 +54,65 @@ VALUE_LABELS: dict[str, dict[Any, Any]] = {
 }
 
 
+# The quick options' fields of the lobby's "Play now" form: ``opt-<variant>-<option>``.
+QUICK_FIELD = "opt-{variant}-{name}"
+_ON_OFF = {True: "1", False: "0"}
+
+
+def quick_choices(variant: str, chosen: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The options a player chooses before sitting down at ``variant``
+    (``engine.quick_options``), for the lobby's form: each with its field's ``name``, its
+    ``label``, its ``choices`` (value as posted, words) and the ``selected`` one (``chosen``:
+    the player's last choice, else the default)."""
+    current = engine.default_options(variant)
+    try:
+        current = engine.validate_options(
+            variant, {k: v for k, v in (chosen or {}).items() if k in current}
+        )
+    except engine.OptionsError:
+        pass  # a remembered choice the rules no longer allow: the defaults
+    out = []
+    for name in engine.quick_options(variant):
+        choice = OPTIONS[variant][name]
+        names = VALUE_LABELS.get(name, {})
+        if isinstance(choice.default, bool):
+            values = [(_ON_OFF[True], _("on")), (_ON_OFF[False], _("off"))]
+            selected = _ON_OFF[bool(current[name])]
+        else:
+            values = [(str(a), str(names.get(a, a))) for a in choice.allowed or ()]
+            selected = str(current[name])
+        out.append(
+            {
+                "name": QUICK_FIELD.format(variant=variant, name=name),
+                "label": LABELS.get(name, name),
+                "choices": values,
+                "selected": selected,
+            }
+        )
+    return out
+
+
+def quick_posted(variant: str, data: Any, base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The quick options posted for ``variant`` (the fields of :func:`quick_choices`) as the
+    engine's values, over ``base`` (a table's options, for the same game again); an option
+    not posted, or not one of its values, keeps its value there, else its default."""
+    quick = engine.quick_options(variant)
+    out: dict[str, Any] = {k: v for k, v in (base or {}).items() if k in quick}
+    for name in engine.quick_options(variant):
+        raw = data.get(QUICK_FIELD.format(variant=variant, name=name))
+        choice = OPTIONS[variant][name]
+        if raw is None:
+            continue
+        if isinstance(choice.default, bool):
+            if raw in ("0", "1"):
+                out[name] = raw == "1"
+            continue
+        for allowed in choice.allowed or ():
+            if str(allowed) == raw:
+                out[name] = allowed
+    return out
+
+
 def variant_choices(rows: Sequence[Variant] | None = None) -> list[tuple[str, str]]:
     """The variants the engine plays (``rows``: every Variant row, if read already)."""
     if rows is None:

@@ -33,8 +33,8 @@ from games import actions, limits, reads
 from games import messages as game_messages
 from games.errors import GameError
 from games.live import state_cache
-from games.models import Variant
-from games.pages.forms import NewTableForm
+from games.models import Table, Variant
+from games.pages.forms import NewTableForm, quick_choices, quick_posted
 
 
 @require_safe
@@ -42,6 +42,9 @@ def home(request: HttpRequest) -> HttpResponse:
     context = reads.lobby_context(request.user, request.build_absolute_uri("/").rstrip("/"))
     rows = list(Variant.objects.all())  # one read for the Play-now buttons and the form
     context["variants"] = reads.variants(rows)
+    remembered = play_options(request.user)
+    for v in context["variants"]:
+        v["quick"] = quick_choices(v["key"], remembered.get(v["key"]))
     context["play_now_levels"] = play_now_levels()
     context["play_now_level"] = play_now_level(request.user)
     context["quick_play_wait"] = settings.QUICK_PLAY_WAIT_SECONDS
@@ -150,6 +153,14 @@ def play_now_level(user: Any) -> str:
     return str(actions.PLAY_NOW_LEVEL)
 
 
+def play_options(user: Any) -> dict[str, Any]:
+    """The options ``user`` last chose before sitting down, by variant."""
+    if not user.is_authenticated:
+        return {}
+    found = Profile.objects.filter(user=user).values_list("play_options", flat=True).first()
+    return dict(found) if isinstance(found, dict) else {}
+
+
 def play_now_levels() -> list[tuple[str, str]]:
     """The levels "Play now" offers, with their names in the active language."""
     return [(str(level), reads.bot_level_name(level)) for level in actions.PLAY_NOW_LEVELS]
@@ -187,27 +198,53 @@ def _refusal_with_the_way_back(request: HttpRequest, exc: GameError) -> str:
     )
 
 
-def _remember_level(request: HttpRequest, level: str) -> None:
+def _options_again(request: HttpRequest, key: str) -> dict[str, Any]:
+    """"Practice again": the options of the table the player practised at (``again``: its
+    id, a table of ``key`` where they hold a seat), else none."""
+    again = request.POST.get("again", "")
+    if not again.isdigit() or not request.user.is_authenticated:
+        return {}
+    found = (
+        Table.objects.filter(pk=int(again), variant__key=key, seats__user=request.user)
+        .values_list("options", flat=True)
+        .first()
+    )
+    return dict(found) if isinstance(found, dict) else {}
+
+
+def _remember(request: HttpRequest, level: str, key: str, options: dict[str, Any]) -> None:
     profile = Profile.of(request.user)
+    fields = []
     if profile.play_now_level != level:
         profile.play_now_level = level
-        profile.save(update_fields=["play_now_level"])
+        fields.append("play_now_level")
+    remembered = dict(profile.play_options or {})
+    if remembered.get(key) != options:
+        remembered[key] = options
+        profile.play_options = remembered
+        fields.append("play_options")
+    if fields:
+        profile.save(update_fields=fields)
 
 
-def _seat_and_go(request: HttpRequest, seat: Callable[[str, str], int]) -> HttpResponse:
-    """A lobby button's variant and level, the player seated by ``seat(variant, level)``
-    (which returns the table's id), the level remembered for next time; then the table page,
-    or the lobby with the refusal."""
+def _seat_and_go(
+    request: HttpRequest, seat: Callable[[str, str, dict[str, Any]], int]
+) -> HttpResponse:
+    """A lobby button's variant, level and options (its quick options, ``quick_posted``),
+    the player seated by ``seat(variant, level, options)`` (which returns the table's id),
+    the level and the options remembered for next time; then the table page, or the lobby
+    with the refusal."""
     chosen = _variant_and_level(request)
     if isinstance(chosen, HttpResponse):
         return chosen
     key, level = chosen
+    options = quick_posted(key, request.POST, _options_again(request, key))
     try:
-        table_id = seat(key, level)
+        table_id = seat(key, level, options)
     except GameError as exc:
         messages.error(request, _refusal_with_the_way_back(request, exc))
         return _redirect(request, reverse("lobby"))
-    _remember_level(request, level)
+    _remember(request, level, key, options)
     return _redirect(request, reverse("table", args=[table_id]))
 
 
@@ -219,7 +256,10 @@ def play_now(request: HttpRequest) -> HttpResponse:
     table page. An anonymous visitor plays as a new guest."""
     # request.user read when the seat is taken: a visitor has become a guest by then.
     return _seat_and_go(
-        request, lambda key, level: actions.quick_play(_user(request), key, level=level).pk
+        request,
+        lambda key, level, options: (
+            actions.quick_play(_user(request), key, level=level, options=options).pk
+        ),
     )
 
 
@@ -229,7 +269,10 @@ def practice(request: HttpRequest) -> HttpResponse:
     of the level chosen beside the buttons (remembered for next time), the match started;
     then the table page. An anonymous visitor plays as a new guest."""
     return _seat_and_go(
-        request, lambda key, level: actions.play_now(_user(request), key, level=level).table_id
+        request,
+        lambda key, level, options: (
+            actions.play_now(_user(request), key, level=level, options=options).table_id
+        ),
     )
 
 

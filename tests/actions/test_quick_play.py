@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.db import connection, connections
+from django.db.models import Q
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -317,9 +318,9 @@ def test_a_table_filled_while_it_was_chosen_is_passed_over(monkeypatch: pytest.M
     """The clock may fill the table a quick play chose before the quick play sits there: the
     person goes to the next table (here a new one), never gets a refusal."""
     table = actions.quick_play(make_user("ayse"), "classic")
-    stale = list(quick._forming(table.variant))
+    stale = list(quick._forming(table.variant, Q()))
     actions.start_with_bots(table.pk, by=Seat.objects.get(table=table, position=0).user)
-    monkeypatch.setattr(quick, "_forming", lambda v: stale)
+    monkeypatch.setattr(quick, "_forming", lambda v, same: stale)
 
     other = actions.quick_play(make_user("can"), "classic")
 
@@ -504,3 +505,17 @@ def test_eight_play_now_requests_at_once_on_postgresql_make_two_full_tables_not_
         assert table.status == Table.Status.PLAYING
         assert sum(1 for p in people(table) if p) == 4 and bots(table) == [""] * 4
         assert Match.objects.filter(table=table, status=Match.Status.PLAYING).count() == 1
+
+
+def test_people_who_chose_the_same_options_are_seated_together_and_others_apart() -> None:
+    """The options chosen before sitting down: two who want 101 of three hands share a table;
+    one who wants a single hand forms another; the table is made with the options."""
+    three = {"hands": 3, "partners": False, "doubling": False, "assisted": False}
+    first = actions.quick_play(make_user("uc-el-1"), "okey101", options=three)
+    assert first.options["hands"] == 3
+    assert actions.quick_play(make_user("uc-el-2"), "okey101", options=three).pk == first.pk
+    single = actions.quick_play(make_user("tek-el"), "okey101", options={**three, "hands": 1})
+    assert single.pk != first.pk and single.options["hands"] == 1
+    with pytest.raises(actions.GameError) as exc:
+        actions.quick_play(make_user("bad"), "okey101", options={"hands": 4})
+    assert exc.value.code == "bad_options"

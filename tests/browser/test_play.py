@@ -732,7 +732,7 @@ def test_a_finished_practice_match_offers_practice_again(
 
     def finished() -> Table:
         ensure_variants()
-        match = actions.play_now(player, "duz", level="greedy")
+        match = actions.play_now(player, "duz", level="greedy", options={"assisted": True})
         play_hand(match.hands.get(), [player, "bot", "bot", "bot"], random.Random(3))
         return Table.objects.get(pk=match.table_id)
 
@@ -753,6 +753,37 @@ def test_a_finished_practice_match_offers_practice_again(
     new = in_thread(lambda: Table.objects.exclude(pk=table.pk).get(seats__user=player))
     seats = in_thread(lambda: list(new.seats.order_by("position")))
     assert new.variant.key == "duz" and not new.quick
+    assert new.options["assisted"] is True  # the options practised with, kept
     assert [s.bot_level for s in seats[1:]] == ["greedy"] * 3
     assert in_thread(lambda: new.matches.get().status) == "playing"
+    assert page.okey_errors == []
+
+
+@pytest.mark.parametrize("size", ["desktop", "phone"])
+def test_the_options_a_player_chooses_in_the_lobby_make_their_table_and_stay_chosen(
+    daphne_live_server: DaphneServer, chromium: Any, artifacts: Path, size: str
+) -> None:
+    """A 101 regular opens the options beside "Practice with bots", chooses three hands and
+    partners, and practises; the table is made so, and back in the lobby the same choices
+    are offered first."""
+    player = in_thread(lambda: make_user(f"regular-{size}"))
+    in_thread(ensure_variants)
+    page = ui.signed_in_page(
+        chromium, daphne_live_server, player, ui.PHONE if size == "phone" else ui.DESKTOP
+    )
+    page.goto(f"{daphne_live_server.url}/")
+    options = page.locator('[data-play-options="okey101"]')
+    options.locator("summary").click()
+    options.locator('select[name="opt-okey101-hands"]').select_option("3")
+    options.locator('select[name="opt-okey101-partners"]').select_option("1")
+    options.scroll_into_view_if_needed()
+    page.screenshot(path=str(artifacts / f"lobby-okey101-options-{size}.png"))
+    page.locator('[data-action="practice"][data-variant="okey101"]').click()
+    page.wait_for_url("**/tables/*/")
+    table = in_thread(lambda: Table.objects.get(seats__user=player))
+    assert (table.options["hands"], table.options["partners"]) == (3, True)
+    page.goto(f"{daphne_live_server.url}/")
+    options = page.locator('[data-play-options="okey101"]')
+    assert options.locator('select[name="opt-okey101-hands"]').input_value() == "3"
+    assert options.locator('select[name="opt-okey101-partners"]').input_value() == "1"
     assert page.okey_errors == []

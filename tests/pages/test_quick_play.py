@@ -258,3 +258,26 @@ def test_the_last_minute_is_said_as_one_minute(signed_in: SignedIn) -> None:
     response = signed_in(ayse).post(reverse("play_now"), {"variant": "classic"}, follow=True)
     messages = parse(response.content).one("ul", class_="messages").text()
     assert "closed to you for 1 more minute." in messages
+
+
+def test_the_options_chosen_before_sitting_down_make_the_table_and_are_remembered(
+    signed_in: SignedIn,
+) -> None:
+    """The lobby offers each variant's quick options (101: hands, doubling, partners,
+    assisted); practice and Play now make their table with the ones posted, and the lobby
+    offers them first next time. A value that is not the option's is the default."""
+    player = make_user("chooser")
+    client = signed_in(player)
+    lobby = client.get(reverse("lobby")).content.decode()
+    for name in ("hands", "doubling", "partners", "assisted"):
+        assert f'name="opt-okey101-{name}"' in lobby, name
+    assert 'name="opt-classic-scoring"' in lobby
+    posted = {"variant": "okey101", "opt-okey101-hands": "5", "opt-okey101-partners": "1"}
+    client.post(reverse("practice"), {**posted, "opt-okey101-doubling": "maybe"})
+    table = Table.objects.get(seats__user=player)
+    assert (table.options["hands"], table.options["partners"]) == (5, True)
+    assert table.options["doubling"] is False  # not a value of it: the default
+    assert Match.objects.get(table=table).hands_planned == 5
+    again = parse(client.get(reverse("lobby")).content.decode())
+    hands = again.one("select", name="opt-okey101-hands")
+    assert hands.one("option", selected=True).attrs["value"] == "5"

@@ -88,6 +88,12 @@ def validate_options(variant: str, options: Mapping[str, Any] | None) -> dict[st
     return merged
 
 
+def quick_options(variant: str) -> tuple[str, ...]:
+    """The options a player chooses before sitting down in ``variant`` (each with a short
+    list of values: ``OPTIONS[variant][name].allowed``)."""
+    return rules_for(variant).quick_options
+
+
 def is_open_variant(variant: str) -> bool:
     """Whether seats open on the table in ``variant`` (okey51, gobek17, okey101), not finish
     closed."""
@@ -154,6 +160,7 @@ __all__ = [
     "has_indicator_show",
     "has_pairs",
     "is_open_variant",
+    "quick_options",
     "register",
     "rules_for",
     "team_of",

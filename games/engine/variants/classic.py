@@ -25,6 +25,7 @@ class Classic(Rules):
         "assisted": ASSISTED,
         "timer": TIMER,
     }
+    quick_options = ("scoring", "assisted")
     indicator_show = True
     special_finishes = True
     higher_is_better = True

@@ -25,6 +25,7 @@ class Gobek17(Rules):
         "wrap_13_1": Choice(False, BOOL),
         "timer": TIMER,
     }
+    quick_options = ("partners", "assisted")
     open_table = True
     melds_bar = 51
     melds_raise = ALWAYS

@@ -30,6 +30,7 @@ class Okey101(Rules):
         "assisted": ASSISTED,
         "timer": TIMER,
     }
+    quick_options = ("hands", "doubling", "partners", "assisted")
     rack_sizes = (22, 21)
     wrap_13_1 = False
     open_table = True

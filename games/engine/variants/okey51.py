@@ -24,6 +24,7 @@ class Okey51(Rules):
         "wrap_13_1": Choice(True, BOOL),
         "timer": TIMER,
     }
+    quick_options = ("hands", "doubling", "partners", "assisted")
     open_table = True
     melds_bar = 51
     melds_raise = WITH_DOUBLING

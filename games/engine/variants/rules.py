@@ -53,6 +53,9 @@ class Rules:
     players: tuple[int, ...] = (4,)
     # Table options, with their defaults (RULES.md); anything else is refused.
     options: Mapping[str, Choice] = {}
+    # The options regulars choose before they sit down ("Play now", "Practice with bots"):
+    # each has a short list of values.
+    quick_options: tuple[str, ...] = ("assisted",)
     # Tiles dealt: the starter's rack, every other rack.
     rack_sizes: tuple[int, int] = (15, 14)
     # Whether 1 may follow 13 in a run, when the variant fixes it (else the option
