@@ -4,15 +4,14 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('accounts', '0002_bot_levels'),
+        ("accounts", "0002_bot_levels"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='profile',
-            name='play_options',
+            model_name="profile",
+            name="play_options",
             field=models.JSONField(blank=True, default=dict),
         ),
     ]

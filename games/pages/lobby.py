@@ -199,7 +199,7 @@ def _refusal_with_the_way_back(request: HttpRequest, exc: GameError) -> str:
 
 
 def _options_again(request: HttpRequest, key: str) -> dict[str, Any]:
-    """"Practice again": the options of the table the player practised at (``again``: its
+    """ "Practice again": the options of the table the player practised at (``again``: its
     id, a table of ``key`` where they hold a seat), else none."""
     again = request.POST.get("again", "")
     if not again.isdigit() or not request.user.is_authenticated:
