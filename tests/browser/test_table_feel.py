@@ -104,8 +104,9 @@ def test_a_drawn_tile_slides_from_the_pile_unless_the_player_wants_less_motion(
                 }
               }).observe(document.body, { subtree: true, childList: true }); }"""
         )
+        before = ui.version(page)
         ui.click_action(page, "draw")
-        ui.wait_version(page, ui.version(page) + 1)
+        ui.wait_version(page, before + 1)
         page.wait_for_timeout(100)
         slid = page.evaluate("() => window.__slid")
         assert bool(slid) is motion, (motion, slid)
