@@ -131,7 +131,8 @@ class Rate:
 
 
 # Counted when one is made or sent, not for a form sent back with mistakes.
-GUESTS = Rate("accounts.guests", "5/h")
+# Twenty: the players of one café's or school's Wi-Fi share its address.
+GUESTS = Rate("accounts.guests", "20/h")
 SIGNUPS = Rate("accounts.signups", "5/h")
 RESET_MAILS_PER_ADDRESS = Rate("accounts.reset-mails", "5/h")
 RESET_MAILS_PER_MAILBOX = Rate("accounts.reset-mails-mailbox", "3/h", key=_email_key)

@@ -51,7 +51,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 )
             user = form.save()
             login(request, user, backend=backends.PATH)
-            return redirect("home")
+            return redirect(_next_url(request, default=reverse("home")))
     else:
         form = SignupForm()
     return render(
@@ -104,12 +104,19 @@ def become_guest(request: HttpRequest) -> HttpResponse | None:
     if request.user.is_authenticated:
         return None
     if limits.GUESTS.exceeded(request):
-        return too_many_requests(
+        # Not a dead end: the sign-up form is on the page, and goes back where they were.
+        return render(
             request,
-            _(
-                "Too many new guests from your address. Try again in an hour, or log in "
-                "or sign up to play at once."
-            ),
+            "accounts/too_many_requests.html",
+            {
+                "message": _(
+                    "Too many new guests from your address. Try again in an hour, or log in "
+                    "or sign up to play at once."
+                ),
+                "signup_form": SignupForm(),
+                "next": _next_url(request, default=reverse("lobby")),
+            },
+            status=429,
         )
     login(request, create_guest(), backend=backends.PATH)
     return None

@@ -136,6 +136,7 @@ def leaderboard(request: HttpRequest, variant: str) -> HttpResponse:
     v = get_object_or_404(Variant, key=variant)
     top = (
         Rating.objects.filter(variant=v)
+        .exclude(user__profile__is_guest=True)  # a guest's rating is not on the board
         .select_related("user__profile")
         .order_by("-ordinal", "user_id")[:LEADERBOARD_SIZE]
     )

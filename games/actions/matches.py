@@ -21,6 +21,7 @@ from games.actions import events
 from games.actions.tables import locked_table
 from games.errors import GameError
 from games.models import (
+    Abandonment,
     Hand,
     Match,
     Participant,
@@ -166,6 +167,7 @@ def close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
         match.ranking = rules.ranking()
         match.finished_at = timezone.now()
         match.save(update_fields=["totals", "status", "winners", "ranking", "finished_at"])
+        _guests_gone(match, table)
         _match_over(match.pk)
         Table.objects.filter(pk=table.pk).update(status=Table.Status.FINISHED)
         # The move's own message is for the table; the lobby must drop the finished table.
@@ -177,6 +179,16 @@ def close_hand(h: Hand, eng: engine.Hand, table: Table) -> None:
     match.ready = []
     match.save(update_fields=["totals", "next_hand_at", "ready"])
     return None
+
+
+def _guests_gone(match: Match, table: Table) -> None:
+    """A guest whose seat a bot played to the end of the match (away, never back) left it:
+    a guest has no name to come back under, and a rated result must not wait on them."""
+    now = timezone.now()
+    for seat in Seat.objects.filter(table=table, away=True, user__profile__is_guest=True):
+        Abandonment.objects.get_or_create(
+            user_id=seat.user_id, match=match, defaults={"position": seat.position, "at": now}
+        )
 
 
 def _match_over(match_id: int) -> None:

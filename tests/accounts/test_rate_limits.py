@@ -1,7 +1,7 @@
 """Per address, django-ratelimit (accounts.limits) caps what costs the site or others something
-each time: new guests (5 an hour), sign-ups (5 an hour) and password-reset mails (5 an hour
-per address, 3 an hour per e-mail address). Over a limit: a clear refusal, HTTP 429, nothing
-made or sent."""
+each time: new guests (20 an hour: a shared Wi-Fi's players), sign-ups (5 an hour) and
+password-reset mails (5 an hour per address, 3 an hour per e-mail address). Over a limit: a
+clear refusal, HTTP 429, nothing made or sent; past the guests' limit, a sign-up form."""
 
 from __future__ import annotations
 
@@ -42,40 +42,62 @@ def an_hour_later(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("django_ratelimit.core.time.time", lambda: later)
 
 
-def test_an_address_makes_at_most_five_guests_an_hour(monkeypatch: pytest.MonkeyPatch) -> None:
-    for _ in range(5):
+def test_an_address_makes_at_most_twenty_guests_an_hour(monkeypatch: pytest.MonkeyPatch) -> None:
+    for _ in range(20):
         assert new_guest().status_code == 302
-    assert guests() == 5
+    assert guests() == 20
 
     refused = new_guest()
 
     assert refused.status_code == 429
     assert TOO_MANY_GUESTS in refused.content.decode()
     assert "_auth_user_id" not in refused.wsgi_request.session
-    assert guests() == 5
+    assert guests() == 20
     # Another address is not affected; the same one may again an hour later.
     assert new_guest(address="10.0.0.2").status_code == 302
     an_hour_later(monkeypatch)
     assert new_guest().status_code == 302
-    assert guests() == 7
+    assert guests() == 22
+
+
+def test_past_the_guests_limit_one_step_signs_up_and_goes_on(variants: None) -> None:
+    """Over the limit the page is not a dead end: a sign-up form on it (a name and a
+    password) makes the account, signs the player in and goes back where they were."""
+    for _ in range(20):
+        new_guest()
+    client = Client(REMOTE_ADDR="10.0.0.1")
+    refused = client.post(reverse("play_now"), {"variant": "okey51"}, REMOTE_ADDR="10.0.0.1")
+    page = refused.content.decode()
+    assert refused.status_code == 429
+    for field in ('name="username"', 'name="password1"', 'name="password2"'):
+        assert field in page, field
+    assert 'name="next" value="/"' in page
+    signed = client.post(
+        reverse("signup"),
+        {"username": "wifi-player", "password1": PASSWORD, "password2": PASSWORD, "next": "/"},
+        REMOTE_ADDR="10.0.0.1",
+    )
+    assert signed.status_code == 302 and signed["Location"] == "/"
+    assert User.objects.filter(username="wifi-player").exists()
+    assert client.get("/").wsgi_request.user.get_username() == "wifi-player"
 
 
 def test_the_play_now_buttons_make_no_guest_over_the_limit(variants: None) -> None:
-    for _ in range(5):
+    for _ in range(20):
         new_guest()
 
     refused = new_guest(variant="okey51")
 
     assert refused.status_code == 429
     assert TOO_MANY_GUESTS in refused.content.decode()
-    assert guests() == 5
+    assert guests() == 20
     assert not Table.objects.exists()
 
 
 def test_a_signed_in_player_pressing_play_now_is_not_counted(
     variants: None, signed_in: SignedIn
 ) -> None:
-    for _ in range(5):
+    for _ in range(20):
         new_guest()
     client = signed_in(make_user("elif"), REMOTE_ADDR="10.0.0.1")
 

@@ -351,3 +351,43 @@ def test_two_timeouts_make_a_player_away_and_im_back_gives_them_the_seat_again(
     for page in (mine, theirs):
         assert page.okey_errors == []
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_past_the_guests_limit_a_player_signs_up_in_one_step_and_plays(
+    own_server: DaphneServer, chromium: Any
+) -> None:
+    """Twenty guests have played from this address in the hour (a café's Wi-Fi): the next
+    visitor pressing "Practice with bots" is offered a sign-up on the spot, and once signed
+    up is back in the lobby, signed in, and practises. (A server of the test's own: its
+    count of guests from this address must not follow the other tests.)"""
+    in_thread(ensure_variants)
+    others = chromium.new_context()
+    token = others.request.get(f"{own_server.url}/")
+    assert token.ok
+    for _ in range(20):
+        csrf = next(c["value"] for c in others.cookies() if c["name"] == "csrftoken")
+        made = others.request.post(
+            f"{own_server.url}/accounts/guest/",
+            form={"csrfmiddlewaretoken": csrf},
+            headers={"Referer": own_server.url + "/"},
+        )
+        assert made.ok, made.status
+        others.clear_cookies()
+        others.request.get(f"{own_server.url}/")
+    others.close()
+
+    page = chromium.new_context().new_page()
+    ui.watch_errors(page)
+    page.goto(f"{own_server.url}/")
+    page.locator('[data-action="practice"][data-variant="duz"]').click()
+    form = page.locator("[data-inline-signup]")
+    form.wait_for()
+    form.locator('input[name="username"]').fill("cafe-player")
+    form.locator('input[name="password1"]').fill("a long pass phrase 42")
+    form.locator('input[name="password2"]').fill("a long pass phrase 42")
+    form.locator('button[type="submit"]').click()
+    page.wait_for_url(f"{own_server.url}/")
+    assert "cafe-player" in page.locator("header").inner_text()
+    page.locator('[data-action="practice"][data-variant="duz"]').click()
+    page.wait_for_url("**/tables/*/")
+    assert page.okey_errors == []

@@ -10,10 +10,11 @@ from django.test import Client
 from django.urls import reverse
 from openskill.models import PlackettLuce
 
-from games.models import Match
+from games.models import Abandonment, Match
 from leagues import hooks, ratings, results
 from leagues.models import RatedMatch, Rating, RatingChange, Standing
 from tests.leagues.helpers import BOT, finished_match, leave, season, table, users
+from tests.users import make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -161,3 +162,42 @@ def test_the_profile_says_which_matches_are_rated() -> None:
     assert "data-rated-rule" in page
     assert "Matches with at least two people are rated" in page
     assert "a player who leaves a match is placed last" in page
+
+
+def test_a_guest_gone_for_the_rest_of_a_rated_match_counts_as_having_left() -> None:
+    """A guest whose seat a bot plays (away) when the match ends left it: last place, as a
+    leaver; a player who is back by then has not."""
+    import random
+
+    from games import actions
+    from games.catalog import ensure_variants
+    from games.models import Seat
+    from tests.play import play_hand, seed_of
+
+    ensure_variants()
+    host, guest = make_user("host"), make_user("guest-x1y2z3", is_guest=True)
+    t = actions.create_table(variant="duz", created_by=None)  # duz: the match is one hand
+    actions.sit(t, host, 0)
+    actions.sit(t, guest, 1)
+    for position in (2, 3):
+        actions.add_bot(t, position, "greedy", by=actions.SYSTEM)
+    match = actions.start_match(t, by=actions.SYSTEM, seed=seed_of(77))
+    Seat.objects.filter(table=t, position=1).update(away=True)
+    play_hand(match.hands.get(), [host, "bot", "bot", "bot"], random.Random(7))
+    match.refresh_from_db()
+    assert match.status == Match.Status.FINISHED
+    assert list(Abandonment.objects.filter(match=match).values_list("user_id", flat=True)) == [
+        guest.pk
+    ]
+    assert outcome_of(match).left == [guest.pk]
+
+
+def test_guests_are_left_off_the_leaderboards() -> None:
+    a, b = users("kept", "player")
+    guest = make_user("guest-aa11bb", is_guest=True)
+    finished_match(table(), [a, guest, b, BOT], [30, 5, 10, 40], [1])
+    ratings.rate_match(Match.objects.get().pk)
+    assert Rating.objects.filter(user=guest).exists()  # rated, as everyone in the match
+    page = Client().get(reverse("leaderboard", args=["okey51"])).content.decode()
+    assert 'data-player="kept"' in page and 'data-player="player"' in page
+    assert "guest-aa11bb" not in page
