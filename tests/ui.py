@@ -241,6 +241,17 @@ def drag_tile(page: Any, source: int, target: int) -> None:
     )
 
 
+def drop_on(page: Any, source: int, target: int) -> None:
+    """Drag the tile in slot ``source`` onto slot ``target`` (which may hold a tile: then the
+    page inserts it there), with the rack at rest in the middle of the window (see
+    :func:`drag_tile`)."""
+    wait_for_first_frame(page)
+    rack_at_rest(page)
+    page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
+    slots = page.locator("#rack-area .slot")
+    slots.nth(source).locator(".tile").drag_to(slots.nth(target))
+
+
 def arrange(page: Any, want: list[str | None]) -> None:
     """Drag tiles (as a player would, with SortableJS) until the rack reads ``want``."""
     for i, code in enumerate(want):

@@ -580,15 +580,10 @@ def test_a_tile_dropped_on_another_is_inserted_and_a_discard_is_taken_by_tap_or_
     before = ui.rack_layout(page)
     assert before[:14] == [t for t in before if t is not None] and before[14:16] == [None, None]
 
-    def drop_on(source: int, target: int) -> None:
-        ui.rack_at_rest(page)
-        slots = page.locator("#rack-area .slot")
-        slots.nth(source).locator(".tile").drag_to(slots.nth(target))
-
-    drop_on(0, 2)  # within the group: the first tile goes third, the two before it shift left
+    ui.drop_on(page, 0, 2)  # within the group: the first goes third, the two before it shift
     want = [before[1], before[2], before[0], *before[3:]]
     assert ui.wait_layout(page, want) == want
-    drop_on(13, 5)  # the last tile into the sixth place: those from there shift right
+    ui.drop_on(page, 13, 5)  # the last tile into the sixth place: those from there shift right
     want = [*want[:5], want[13], *want[5:13], *want[14:]]
     assert ui.wait_layout(page, want) == want
     # The stand as arranged is the server's too.
