@@ -157,9 +157,11 @@ def socket_opened(
     pk = seat.pk if isinstance(seat, Seat) else seat
     now = timezone.now()
     with transaction.atomic():
-        s = Seat.objects.select_for_update().get(pk=pk)
-        if s.user_id != user.pk:
-            return  # the seat changed hands since the socket was admitted
+        s = Seat.objects.select_for_update().filter(pk=pk).first()
+        if s is None or s.user_id != user.pk:
+            # The seat changed hands since the socket was admitted, or its table was deleted
+            # meanwhile (a page reconnecting to it): the socket's frame closes it.
+            return
         policy.check_open_socket(_socket_counts(s.table_id, user.pk, address, channel_name, now))
         # Another fresh socket of theirs (a second tab, a reconnect racing the old socket's
         # close): the table already shows them here, so nobody needs a new frame.

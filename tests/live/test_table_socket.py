@@ -500,3 +500,17 @@ async def test_a_players_new_display_name_shows_at_their_table_at_once(
     await database_sync_to_async(rename)()
     frames = [await drain(ws) for ws in sockets]
     assert all(f and "Zeynep Kaya" in f[-1] for f in frames), frames
+
+
+def test_a_socket_opening_for_a_seat_whose_table_was_just_deleted_is_no_error() -> None:
+    """A page reconnecting while its table is deleted (the admin, the tests' flush) may be
+    admitted a moment before its seat goes: counting it then finds no seat, and says
+    nothing (the socket's first frame finds no table and closes it)."""
+    ensure_variants()
+    user = make_user("late-reconnect")
+    table = actions.create_table(variant="duz", created_by=None)
+    actions.sit(table, user, 0)
+    seat_id = Seat.objects.get(table=table, position=0).pk
+    Table.objects.filter(pk=table.pk).delete()
+    actions.socket_opened(seat_id, user, "gone-channel")
+    assert not Presence.objects.filter(channel_name="gone-channel").exists()
