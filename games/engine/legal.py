@@ -8,7 +8,7 @@ give_back, show_indicator. A move of an enabled kind can still be refused for it
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .errors import MeldError
@@ -71,13 +71,16 @@ def legal_actions(view: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def meld_targets(view: Mapping[str, Any]) -> dict[str, dict[int, list[str]]]:
+def meld_targets(
+    view: Mapping[str, Any], legal: Sequence[str] | None = None
+) -> dict[str, dict[int, list[str]]]:
     """Which rack tiles of ``view["seat"]`` may go onto which table meld now: ``add`` (to an
     end of a run or set, a wild okey included) and ``swap`` (for a wild okey standing in the
     meld), each as meld id -> the rack tiles in notation, in rack order, each once. Empty for
     a kind :func:`legal_actions` does not list. An add may still be refused for a limit of
-    the turn (``add_limit``)."""
-    legal = legal_actions(view)
+    the turn (``add_limit``). ``legal``: :func:`legal_actions` of ``view``, when the caller
+    has it already."""
+    legal = legal_actions(view) if legal is None else legal
     out: dict[str, dict[int, list[str]]] = {"add": {}, "swap": {}}
     if "add" not in legal and "swap" not in legal:
         return out

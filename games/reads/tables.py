@@ -336,7 +336,7 @@ def table_context(
         "version": hand.version if hand is not None else 0,
         "view": view,
         "legal": legal,
-        "targets": engine.meld_targets(view) if view is not None else None,
+        "targets": engine.meld_targets(view, legal) if view is not None else None,
         "rack_rows": rack_rows,
         "rack_sorts": rack_sorts,
         "assist": assist,
