@@ -160,6 +160,11 @@ def sentence(text: str, language: str | None = None) -> str:
     return first + text[1:]
 
 
+def left_text(name: str) -> str:
+    """The log's line for a player who left the match: a bot plays their seat now."""
+    return _("%(who)s left; a bot plays the seat.") % {"who": name}
+
+
 def event_text(
     event: dict[str, Any], names: list[str], viewer: int | None, all_shown: bool = False
 ) -> str | None:

@@ -159,6 +159,11 @@ class Seat(models.Model):
     # The bot here plays for a player who left the match: a person may take the seat
     # between hands.
     stand_in = models.BooleanField(default=False)
+    # The last player who left this seat during a match, for the table's log: their name as
+    # it was shown, the hand they left (its id) and how many moves of it had been played.
+    left_name = models.CharField(max_length=150, blank=True, default="")
+    left_hand = models.PositiveIntegerField(null=True, blank=True)
+    left_at = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["table", "position"]

@@ -13,7 +13,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import Profile
+from accounts.models import Profile, display_name
 from games import policy
 from games.actions import events
 from games.actions.matches import end_match, start_match
@@ -216,15 +216,24 @@ leave = stand
 def _to_stand_in(t: Table, seat: Seat, level: str) -> None:
     """During a match, a bot of ``level`` takes a player's seat for the rest of it (a person
     may take it between hands: ``stand_in``); until the hand being played is over, its
-    replay shows the player no further than this."""
+    replay shows the player no further than this. The table's log names them: after the
+    moves of the hand being played, or of the one just over when they leave between hands."""
     for hand in Hand.objects.filter(match__table_id=t.pk, status=Hand.Status.PLAYING):
         Participant.objects.filter(
             hand=hand, position=seat.position, user_id=seat.user_id, left_at=None
         ).update(left_at=hand.version)
+    latest = (
+        Hand.objects.filter(match__table_id=t.pk)
+        .order_by("-match_id", "-number")
+        .values_list("pk", "version")
+        .first()
+    )
+    seat.left_name = display_name(seat.user)
+    seat.left_hand, seat.left_at = latest if latest is not None else (None, None)
     _free(seat)
     seat.bot_level = level
     seat.stand_in = True
-    seat.save(update_fields=["bot_level", "stand_in"])
+    seat.save(update_fields=["bot_level", "stand_in", "left_name", "left_hand", "left_at"])
 
 
 def _free(seat: Seat) -> None:

@@ -346,7 +346,11 @@ def table_context(
         "team_scores": (
             engine.team_scores(scores) if scores and table.options.get("partners") else None
         ),
-        "log": _log(state.log_moves, names, me) if hand is not None and not veiled else [],
+        "log": (
+            _log(state.log_moves, names, me, hand.version, _leaves(seat_rows, hand))
+            if hand is not None and not veiled
+            else []
+        ),
         "veiled": {"number": hand.number} if veiled and hand is not None else None,
         # Shown to the players: the hand being played is hidden from spectators.
         "hidden": bool(hand is not None and hand.hidden and live),
@@ -544,23 +548,52 @@ class LogLine(str):
     mine: bool = False
 
 
+def _leaves(seats: Iterable[Seat], hand: Hand) -> dict[int, tuple[int, str]]:
+    """The seats whose player left during ``hand``: position -> (the moves of the hand played
+    when they left, their name)."""
+    return {
+        s.position: (s.left_at, s.left_name)
+        for s in seats
+        if s.left_hand == hand.pk and s.left_at is not None and s.left_name
+    }
+
+
 def _log(
     moves: Iterable[list[dict[str, Any]]],
     names: list[str],
     viewer: int | None,
+    version: int = 0,
+    leaves: dict[int, tuple[int, str]] | None = None,
     last: int = LOG_MOVES,
 ) -> list[str]:
     """The hand's latest events in words (``moves``: the events of its last moves, oldest
-    first), as ``viewer`` may see them (a drawn tile only to the seat that drew it)."""
+    first, the last of them the hand's ``version``-th), as ``viewer`` may see them (a drawn
+    tile only to the seat that drew it). A player who left (``leaves``: see :func:`_leaves`)
+    is named where they left, and their moves before it under their own name, not the bot's."""
+    moves = list(moves)
+    leaves = leaves or {}
     lines: list[str] = []
-    for events in moves:
+
+    def left_after(number: int) -> None:
+        for _position, (at, name) in sorted(leaves.items()):
+            if at == number:
+                lines.append(LogLine(messages.left_text(name)))
+
+    first = version - len(moves) + 1
+    left_after(first - 1)
+    for number, events in enumerate(moves, start=first):
+        shown_names = [
+            leaves[p][1] if p in leaves and number <= leaves[p][0] else name
+            for p, name in enumerate(names)
+        ]
         for event in events:
             shown = engine.event_for(event, viewer if viewer is not None else -1)
-            text = messages.event_text(shown, names, viewer)
+            text = messages.event_text(shown, shown_names, viewer)
             if text:
                 line = LogLine(text)
                 line.mine = viewer is not None and event.get("seat") == viewer
                 lines.append(line)
+        left_after(number)
     return lines[-last:]
 
 

@@ -5,18 +5,19 @@ carry: sit, leave (a bot takes the seat during a match) and "I'm back"."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
-from games import actions, protocol
+from games import actions, protocol, reads
 from games.catalog import ensure_variants
 from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Participant, Seat, Table
-from tests.play import seed_of, user_table
+from tests.play import play_hand, playing_table, seed_of, user_table
 from tests.sockets import TableSockets, cookie_for, drain, live_frames
 from tests.users import SignedIn, make_user
 
@@ -136,6 +137,40 @@ def test_leaving_during_a_match_hands_the_seat_to_a_bot_and_records_it() -> None
     assert actions.seats.live_elsewhere(leaver) is None
     other = actions.open_table(variant="duz", user=leaver)
     assert other.seats.get(position=0).user_id == leaver.pk
+
+
+def test_the_log_names_a_player_who_left_where_they_left_and_their_moves_by_their_name() -> None:
+    table, users, hand = playing_table("duz")
+    rng = random.Random(4)
+    hand = play_hand(hand, users, rng, moves=6)
+    leaver = (hand.turn + 2) % 4  # the next two turns are people's
+    name = users[leaver].username
+    actions.leave_table(table, users[leaver])
+    lines = reads.table_context(table.pk, users[hand.turn])["log"]
+    assert lines[-1] == f"{name} left; a bot plays the seat."
+    # Their moves before it keep their name: the seat's bot did not play them.
+    assert any(line.startswith(f"{name} ") for line in lines[:-1])
+    assert not any(line.startswith("Bot") for line in lines)
+    hand = play_hand(hand, users, rng, moves=2)
+    lines = reads.table_context(table.pk, users[hand.turn])["log"]
+    assert lines[-3] == f"{name} left; a bot plays the seat."
+    with translation.override("tr"):
+        lines = reads.table_context(table.pk, users[hand.turn])["log"]
+        assert lines[-3] == f"{name} ayrıldı; yerine bir bot oynuyor."
+    # The next hand's log starts without it.
+    Seat.objects.filter(table=table).update(left_hand=hand.pk + 1)
+    assert not any("left" in line for line in reads.table_context(table.pk, users[0])["log"])
+
+
+def test_a_player_who_leaves_between_hands_is_named_after_the_hand_just_over() -> None:
+    table, users, match = running(4)
+    leaver, stayer = users[0], users[1]
+    hand = play_hand(match.hands.get(), users, random.Random(1))
+    assert hand.status != Hand.Status.PLAYING
+    assert Match.objects.get(pk=match.pk).status == Match.Status.PLAYING
+    actions.leave_table(table, leaver)
+    lines = reads.table_context(table.pk, stayer)["log"]
+    assert lines[-1] == f"{leaver.username} left; a bot plays the seat.", lines
 
 
 def test_when_the_last_person_leaves_the_match_ends_and_the_table_closes() -> None:

@@ -294,6 +294,8 @@ def test_a_player_leaves_during_a_match_a_bot_takes_the_seat_and_play_now_works_
     assert asked and "placed last" in asked[0]
     # The other player sees a bot on the seat, and the match goes on.
     pages[1].locator('.player[data-seat="0"]').get_by_text("Bot 1").wait_for(timeout=15_000)
+    left = f"{leaver.username} left; a bot plays the seat."
+    pages[1].locator(".event-log li", has_text=left).wait_for(timeout=15_000)
     seat = Seat.objects.get(table=table, position=0)
     assert seat.user_id is None and seat.bot_level
     assert match.abandonments.filter(user=leaver).exists()
