@@ -59,3 +59,40 @@ def test_the_keys_step_through_a_replay_without_reloading(
     at(1)
     assert page.evaluate("() => window.__sameDocument === true"), "a step reloaded the page"
     assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
+
+
+def test_quick_presses_each_take_a_step_and_the_address_and_back_follow_the_step_shown(
+    daphne_live_server: DaphneServer, chromium_page: Any
+) -> None:
+    """A person tapping → four times faster than a step loads moves four steps (no press is
+    lost while the previous one loads), the address is the step shown after each, and the
+    browser's Back and Forward buttons go through the same steps."""
+    hand = in_thread(finished_hand)
+    page = chromium_page
+    assert page.goto(f"{daphne_live_server.url}/hands/{hand.pk}/").ok
+    ui.settled(page)
+    page.evaluate("() => { window.__sameDocument = true; }")
+
+    def at(step: int) -> None:
+        page.locator(f'#replay-step[data-step="{step}"]').wait_for(timeout=10_000)
+        page.wait_for_url(re.compile(rf"/hands/{hand.pk}/step/{step}/$"), timeout=10_000)
+        ui.settled(page)
+        assert page.locator("[data-replay-position]").inner_text().startswith(f"Step {step} ")
+
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    at(4)
+    page.keyboard.press("ArrowLeft")
+    at(3)
+    page.keyboard.press("ArrowLeft")
+    at(2)
+    page.go_back()
+    at(3)
+    page.go_back()
+    at(4)
+    page.go_forward()
+    at(3)
+    page.keyboard.press("ArrowRight")
+    at(4)
+    assert page.evaluate("() => window.__sameDocument === true"), "a step reloaded the page"
+    assert not daphne_live_server.errors(), daphne_live_server.output_of_this_test()
