@@ -63,6 +63,9 @@ REFUSALS: dict[str, Any] = {
     "no_pause": gettext_lazy("There is no hand to get ready for."),
     "no_match_over": gettext_lazy("There is no finished match to play again."),
     "match_in_progress": gettext_lazy("A match is being played at this table."),
+    "played_this_match": gettext_lazy(
+        "You played in this match already: its free seats go to someone new."
+    ),
     "table_finished": gettext_lazy("This table has finished."),
     "seats_not_filled": gettext_lazy("Every seat needs a player or a bot before the match starts."),
     "sign_in": gettext_lazy("Sign in first."),

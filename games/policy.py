@@ -145,13 +145,18 @@ def check_sit(
     invite: str | None,
     live_elsewhere: int | None = None,
     vacated: Iterable[int] = (),
+    played_in_match: bool = False,
 ) -> Seat:
     """The seat ``user`` may take (their own seat again, or a free one). Returns it.
 
     ``live_elsewhere`` is the id of another live table where the user holds a seat (the
     service looks it up under the user's row lock): see :func:`check_one_live_table`.
     ``vacated``: during a match, the seats a person may take now: seats whose player left
-    the match (a bot plays them meanwhile), while the match is between hands."""
+    the match (a bot plays them meanwhile), while the match is between hands.
+    ``played_in_match``: the user held a seat of that match, or left it. Such a seat goes to
+    someone new: a player who held two sides of one match would make its result count for
+    nobody (``leagues.results``), and a leaver coming back would shed the last place leaving
+    costs."""
     mine = _seat_of(seats, user)
     if mine is not None:
         return mine  # coming back to your own seat is always allowed
@@ -163,6 +168,11 @@ def check_sit(
     vacated = set(vacated)
     if table.status == Table.Status.PLAYING and not vacated:
         raise GameError("match_in_progress", "a match is being played at this table")
+    if table.status == Table.Status.PLAYING and played_in_match:
+        raise GameError(
+            "played_this_match",
+            "you played in this match already: its free seats go to someone new",
+        )
     check_one_live_table(user, live_elsewhere)
     if position is not None and not any(s.position == position for s in seats):
         raise GameError("bad_seat", f"no seat {position} at this table")

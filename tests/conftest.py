@@ -10,6 +10,8 @@
 
 import asyncio
 import contextlib
+import json
+import re
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -443,8 +445,44 @@ def _chromium_of_this_worker() -> Iterator[_Chromium]:
         chromium.close()
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: Any) -> Any:
+    """Each phase's report on its test (``item.rep_call``), for fixtures that look back."""
+    report = yield
+    setattr(item, f"rep_{report.when}", report)
+    return report
+
+
+def _keep_what_the_pages_showed(browser: Any, test: str) -> None:
+    """After a browser test failed: each open page's screenshot and what it knew (its address,
+    its socket's last frames, the connection notice, the table's data) in
+    test-artifacts/failures/, since a failure under load rarely comes again when looked for."""
+    folder = ARTIFACTS / "failures"
+    folder.mkdir(parents=True, exist_ok=True)
+    name = re.sub(r"[^\w.-]+", "_", test)[:120]
+    pages = [page for context in browser.contexts for page in context.pages]
+    for n, page in enumerate(pages):
+        with contextlib.suppress(Exception):
+            page.screenshot(path=str(folder / f"{name}-{n}.png"), timeout=5_000)
+        with contextlib.suppress(Exception):
+            known = page.evaluate(
+                """() => ({
+                  url: location.href,
+                  frames: window.__okeyFrames || null,
+                  connection: {...((document.getElementById("connection") || {}).dataset || {})},
+                  table: {...((document.getElementById("table-live") || {}).dataset || {})},
+                })"""
+            )
+            known["errors"] = getattr(page, "okey_errors", None)
+            (folder / f"{name}-{n}.json").write_text(json.dumps(known, indent=1, default=str))
+
+
 @pytest.fixture
-def chromium(_chromium_of_this_worker: _Chromium, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+def chromium(
+    _chromium_of_this_worker: _Chromium,
+    monkeypatch: pytest.MonkeyPatch,
+    request: pytest.FixtureRequest,
+) -> Iterator[Any]:
     """A Playwright Browser (Debian's Chromium), for tests with several contexts (one per
     player); pair it with ``daphne_live_server``, the ASGI server where WebSockets connect.
     The worker's one Chromium, lent to the test: the contexts it opens are closed after it,
@@ -458,6 +496,9 @@ def chromium(_chromium_of_this_worker: _Chromium, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("DJANGO_ALLOW_ASYNC_UNSAFE", "true")
     with _chromium_of_this_worker.lent() as browser:
         yield browser
+        report = getattr(request.node, "rep_call", None)
+        if report is not None and report.failed:
+            _keep_what_the_pages_showed(browser, request.node.name)
 
 
 @pytest.fixture

@@ -116,11 +116,13 @@ def wait_for_socket(page: Any) -> None:
 
 
 def settled(page: Any) -> None:
-    """htmx has finished its swaps: the new markup's hx- attributes are live (htmx wires them
-    when the swap settles, 20 ms after it; a click before that, quicker than a person, would
-    send a plain form instead)."""
+    """htmx has finished its requests and swaps: the new markup's hx- attributes are live (htmx
+    wires them when the swap settles, 20 ms after it; a click before that, quicker than a
+    person, would send a plain form instead), and no fragment is still coming (the seat
+    controls a frame leaves to be fetched would replace what was clicked)."""
     page.wait_for_function(
-        "() => !document.querySelector('.htmx-added, .htmx-settling, .htmx-swapping')"
+        "() => !document.querySelector("
+        "'.htmx-added, .htmx-settling, .htmx-swapping, .htmx-request')"
     )
 
 

@@ -45,7 +45,8 @@ def sit(
         lock_user(user)  # one live table per player: two sits by one user run one at a time
         elsewhere = None if t.other_tables else live_elsewhere(user, t.pk)
         vacated = vacated_seats(t, seats)
-        seat = policy.check_sit(t, seats, user, position, invite, elsewhere, vacated)
+        played = bool(vacated) and played_in_match(t, user)
+        seat = policy.check_sit(t, seats, user, position, invite, elsewhere, vacated, played)
         if seat.user_id == user.pk:
             if seat.away:
                 seat.away = False
@@ -88,6 +89,18 @@ def vacated_seats(t: Table, seats: list[Seat]) -> set[int]:
     if match is None or match.next_hand_at is None:
         return set()
     return {s.position for s in seats if s.stand_in and not s.user_id}
+
+
+def played_in_match(t: Table, user: Any) -> bool:
+    """Whether ``user`` held a seat in a hand of the match being played at ``t``, or left it."""
+    uid = policy.viewer_id(user)
+    match = Match.objects.filter(table=t, status=Match.Status.PLAYING).first()
+    if uid is None or match is None:
+        return False
+    return (
+        Participant.objects.filter(hand__match=match, user_id=uid).exists()
+        or Abandonment.objects.filter(match=match, user_id=uid).exists()
+    )
 
 
 def lock_user(user: Any) -> None:

@@ -286,6 +286,25 @@ def test_a_seat_its_player_left_is_free_to_a_person_between_hands_only() -> None
     assert exc.value.code == "match_in_progress"
 
 
+def test_nobody_who_played_in_a_match_takes_another_of_its_seats() -> None:
+    """The voiding attack: between hands, a losing player leaves, a friend at the table leaves
+    too, and the first sits down on the friend's seat. Holding two sides would make the match
+    count for nobody (and shed the last place leaving costs): it is refused, and changes
+    nothing; someone new may take either seat."""
+    table, users, match = running(4)
+    loser, friend = users[0], users[1]
+    Match.objects.filter(pk=match.pk).update(next_hand_at=timezone.now())
+    Hand.objects.filter(match=match).update(status=Hand.Status.FINISHED)
+    actions.leave_table(table, loser)
+    actions.leave_table(table, friend)
+    for user, position in ((loser, 1), (loser, 0), (friend, 0), (friend, 1)):
+        with pytest.raises(GameError) as exc:
+            actions.sit(table, user, position)
+        assert exc.value.code == "played_this_match"
+        assert actions.seats.vacated_seats(table, list(table.seats.all())) == {0, 1}
+    assert actions.sit(table, make_user("newcomer"), 1).position == 1
+
+
 def test_between_hands_a_spectator_is_offered_the_seat_its_player_left(signed_in: SignedIn) -> None:
     table, (leaver, _stayer), match = running()
     actions.leave_table(table, leaver)

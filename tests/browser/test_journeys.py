@@ -164,6 +164,9 @@ def test_a_friend_follows_an_invite_link_sits_and_plays(
         ["clipboard-read", "clipboard-write"], origin=daphne_live_server.url
     )
     ui.open_table(host_page, daphne_live_server, table.pk)
+    # The first frame redraws the seat controls: the host taps Copy on the ones it leaves.
+    ui.wait_for_first_frame(host_page)
+    ui.settled(host_page)
     # The host copies the invite link with one tap; the friend opens what was copied.
     copy = host_page.locator("#seat-controls [data-copy-invite]")
     copy.click()
@@ -233,6 +236,8 @@ def test_a_spectator_takes_a_free_seat_plays_and_standing_up_makes_them_a_specta
 
     sit_here(page)
     wait_seated(page, 1)
+    host_page.locator('.player[data-seat="1"] .badge.here').wait_for(timeout=15_000)
+    ui.settled(host_page)
     host_page.locator('[data-action="start"]').click()
     page.locator("#rack-area .tile").first.wait_for(timeout=15_000)
     play_one_turn(page, host_page)
