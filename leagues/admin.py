@@ -11,7 +11,16 @@ from django.utils.translation import ngettext
 from games import actions
 from games.errors import GameError
 from leagues import standings
-from leagues.models import League, Rating, RatingChange, Season, SeasonMember, Standing
+from leagues.models import (
+    EarlyLeavePair,
+    League,
+    RatedMatch,
+    Rating,
+    RatingChange,
+    Season,
+    SeasonMember,
+    Standing,
+)
 
 
 class SeasonInline(admin.TabularInline):
@@ -133,3 +142,36 @@ class RatingChangeAdmin(ReadOnlyAdmin):
     list_display = ["match", "user", "variant", "ordinal_before", "ordinal", "created_at"]
     list_filter = ["variant"]
     search_fields = ["user__username"]
+
+
+@admin.register(RatedMatch)
+class RatedMatchAdmin(ReadOnlyAdmin):
+    list_display = ["match", "rated", "reason", "created_at"]
+    list_filter = ["rated", "reason"]
+
+
+class FlaggedFilter(admin.SimpleListFilter):
+    title = _("flagged")
+    parameter_name = "flagged"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [("yes", _("Yes"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(times__gte=EarlyLeavePair.FLAG_AFTER)
+        return queryset
+
+
+@admin.register(EarlyLeavePair)
+class EarlyLeavePairAdmin(ReadOnlyAdmin):
+    """Two accounts that keep meeting with one leaving at once: a second account farming or
+    voiding ratings, for staff to look at (the matches were rated for nobody)."""
+
+    list_display = ["leaver", "other", "times", "is_flagged", "last_match", "updated_at"]
+    list_filter = [FlaggedFilter]
+    search_fields = ["leaver__username", "other__username"]
+
+    @admin.display(boolean=True, description=_("flagged"))
+    def is_flagged(self, pair: EarlyLeavePair) -> bool:
+        return pair.flagged

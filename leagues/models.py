@@ -185,10 +185,18 @@ class Rating(models.Model):
 
 class RatedMatch(models.Model):
     """A finished match the ratings have taken in, once (``rated``: False when it was looked
-    at and not rated, e.g. it had a bot). Inserted in the same transaction as the updates."""
+    at and not rated, ``reason`` says why). Inserted in the same transaction as the updates."""
+
+    class Reason(models.TextChoices):
+        RATED = "", _("rated")
+        TOO_FEW = "too_few", _("fewer than two rated players on different sides")
+        EARLY_LEAVE = "early_leave", _("a player left before the match really began")
+        TWO_SIDES = "two_sides", _("a player held two sides")
+        NOT_FINISHED = "not_finished", _("not played to its end")
 
     match = models.OneToOneField("games.Match", on_delete=models.CASCADE, related_name="rated")
     rated = models.BooleanField(default=True)
+    reason = models.CharField(max_length=20, choices=Reason.choices, default="", blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     def __str__(self) -> str:
@@ -219,3 +227,33 @@ class RatingChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} after match {self.match_id}: {self.ordinal:.2f}"
+
+
+class EarlyLeavePair(models.Model):
+    """How often ``leaver`` left a match before it really began while ``other`` played in it
+    (``leagues.ratings.EARLY_LEAVE_MOVES``): such a match is rated for nobody, but the same two
+    accounts meeting again and again this way is how a second account farms or voids ratings.
+    Staff see the pairs flagged (``times`` at least ``FLAG_AFTER``) in the admin."""
+
+    FLAG_AFTER = 2
+
+    leaver = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    other = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    times = models.PositiveIntegerField(default=0)
+    last_match = models.ForeignKey(
+        "games.Match", null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-times", "-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["leaver", "other"], name="one_early_leave_pair"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.leaver_id} left early against {self.other_id} ({self.times}×)"
+
+    @property
+    def flagged(self) -> bool:
+        return self.times >= self.FLAG_AFTER

@@ -6,6 +6,7 @@ from typing import Any
 
 from django import template
 
+from leagues import ratings
 from leagues.profile import rating_history
 
 register = template.Library()
@@ -13,4 +14,4 @@ register = template.Library()
 
 @register.inclusion_tag("leagues/_player_ratings.html")
 def player_ratings(person: Any) -> dict[str, Any]:
-    return {"ratings": rating_history(person)}
+    return {"ratings": rating_history(person), "min_finished": ratings.MIN_FINISHED}

@@ -9,7 +9,8 @@ from django.utils import timezone
 
 from games import actions
 from games.catalog import ensure_variants
-from games.models import Abandonment, Hand, Match, Participant, Table, Variant
+from games.models import Abandonment, Hand, Match, Move, Participant, Table, Variant
+from leagues import ratings
 from leagues.models import League, Season, SeasonMember
 from tests.users import make_user
 
@@ -37,6 +38,24 @@ def season(
 
 
 def users(*names: str) -> list[Any]:
+    """Established accounts (``leagues.ratings.established``): each has played
+    ``MIN_FINISHED`` matches to their end, against bots, before the test's."""
+    made = newcomers(*names)
+    establish(*made)
+    return made
+
+
+def establish(*people: Any) -> None:
+    """Make each an established account: ``MIN_FINISHED`` matches against bots played to their
+    end (not rated themselves: one person)."""
+    history = table("duz")
+    for user in people:
+        for _ in range(ratings.MIN_FINISHED):
+            finished_match(history, [user, BOT, BOT, BOT], [0, 0, 0, 0], [0])
+
+
+def newcomers(*names: str) -> list[Any]:
+    """Accounts that have played no match yet: not rated until established."""
     return [make_user(name) for name in names]
 
 
@@ -97,12 +116,21 @@ def finished_match(
     return match
 
 
-def leave(match: Match, user: Any, from_hand: int) -> Abandonment:
-    """``user`` left ``match`` during hand ``from_hand - 1``: a bot holds their seat in the
-    hands from ``from_hand`` on (as the services leave it), and an ``Abandonment`` says so."""
+def leave(
+    match: Match, user: Any, from_hand: int, moves: int = ratings.EARLY_LEAVE_MOVES
+) -> Abandonment:
+    """``user`` left ``match`` during hand ``from_hand - 1``, after their seat played ``moves``
+    moves in the first hand (by default enough for the match to have really begun): a bot
+    holds their seat in the hands from ``from_hand`` on (as the services leave it), and an
+    ``Abandonment`` says so."""
     position = Participant.objects.filter(hand__match=match, user=user).values_list(
         "position", flat=True
     )[0]
+    first = match.hands.get(number=1)
+    Move.objects.bulk_create(
+        Move(hand=first, number=1000 * position + n, seat=position, action={}, by="user", user=user)
+        for n in range(1, moves + 1)
+    )
     Participant.objects.filter(
         hand__match=match, hand__number__gte=from_hand, position=position
     ).update(user=None, bot_level="greedy")

@@ -12,9 +12,18 @@ from openskill.models import PlackettLuce
 
 from games.models import Abandonment, Match
 from leagues import hooks, ratings, results
-from leagues.models import RatedMatch, Rating, RatingChange, Standing
-from tests.leagues.helpers import BOT, finished_match, leave, season, table, users
-from tests.users import make_user
+from leagues.models import EarlyLeavePair, RatedMatch, Rating, RatingChange, Standing
+from tests.leagues.helpers import (
+    BOT,
+    establish,
+    finished_match,
+    leave,
+    newcomers,
+    season,
+    table,
+    users,
+)
+from tests.users import SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
 
@@ -195,9 +204,57 @@ def test_a_guest_gone_for_the_rest_of_a_rated_match_counts_as_having_left() -> N
 def test_guests_are_left_off_the_leaderboards() -> None:
     a, b = users("kept", "player")
     guest = make_user("guest-aa11bb", is_guest=True)
-    finished_match(table(), [a, guest, b, BOT], [30, 5, 10, 40], [1])
-    ratings.rate_match(Match.objects.get().pk)
-    assert Rating.objects.filter(user=guest).exists()  # rated, as everyone in the match
+    ratings.rate_match(finished_match(table(), [a, guest, b, BOT], [30, 5, 10, 40], [1]).pk)
+    # A guest is never an established account: rated (and listed) neither.
+    assert not Rating.objects.filter(user=guest).exists()
+    assert Rating.objects.filter(user__in=[a, b]).count() == 2
     page = Client().get(reverse("leaderboard", args=["okey51"])).content.decode()
     assert 'data-player="kept"' in page and 'data-player="player"' in page
     assert "guest-aa11bb" not in page
+
+
+# ----------------------------------------------------------------------------- bought results
+def test_a_second_account_that_sits_down_and_leaves_at_once_hands_nobody_rating(
+    signed_in: SignedIn,
+) -> None:
+    """The farming attack: an account joins, leaves at once and so comes last, handing the
+    other account a win. A match someone left before their seat played EARLY_LEAVE_MOVES
+    moves is rated for nobody; the leave stays on their record, and the pair is flagged for
+    staff once it happens again."""
+    farmer, throwaway = users("farmer", "throwaway")
+    for n in range(2):
+        m = finished_match(table(), [farmer, throwaway, BOT, BOT], [40, 5, 10, 20], [0], hands=2)
+        leave(m, throwaway, from_hand=2, moves=ratings.EARLY_LEAVE_MOVES - 1)
+        assert ratings.rate_match(m.pk) is False
+        assert RatedMatch.objects.get(match=m).reason == RatedMatch.Reason.EARLY_LEAVE
+        assert not Rating.objects.exists() and not RatingChange.objects.exists()
+        assert Abandonment.objects.filter(user=throwaway).count() == n + 1
+        pair = EarlyLeavePair.objects.get(leaver=throwaway, other=farmer)
+        assert (pair.times, pair.flagged, pair.last_match_id) == (n + 1, n == 1, m.pk)
+    staff = signed_in(make_user("boss", superuser=True))
+    page = staff.get(reverse("admin:leagues_earlyleavepair_changelist") + "?flagged=yes")
+    assert page.status_code == 200 and "throwaway" in page.content.decode()
+    # Past the first turns, leaving is a last place, rated as before.
+    m = finished_match(table(), [farmer, throwaway, BOT, BOT], [40, 5, 10, 20], [0], hands=2)
+    leave(m, throwaway, from_hand=2, moves=ratings.EARLY_LEAVE_MOVES)
+    assert ratings.rate_match(m.pk) is True
+    assert Rating.objects.get(user=throwaway).mu < 25 < Rating.objects.get(user=farmer).mu
+
+
+def test_a_new_account_moves_nobodys_rating_until_it_has_played_matches_to_their_end() -> None:
+    """A throwaway account is left out as a bot is: with one established player against it
+    the match is not rated; beside two established players it leaves a gap in the places."""
+    a, b = users("a", "b")
+    (fresh,) = newcomers("fresh")
+    m = finished_match(table(), [a, fresh, BOT, BOT], [40, 5, 10, 20], [0])
+    assert ratings.rate_match(m.pk) is False
+    assert RatedMatch.objects.get(match=m).reason == RatedMatch.Reason.TOO_FEW
+    m = finished_match(table(), [a, fresh, b, BOT], [40, 5, 10, 20], [1])
+    assert ratings.rate_match(m.pk) is True
+    assert_rated(expected({b: 2, a: 4}))  # fresh came first: a gap, as a bot's side
+    establish(fresh)
+    assert ratings.established([a.pk, b.pk, fresh.pk], m.pk) == {a.pk, b.pk, fresh.pk}
+    # Guests never are; a match they left does not count towards it.
+    guest = make_user("guest-q1w2e3", is_guest=True)
+    establish(guest)
+    assert ratings.established([guest.pk], m.pk) == set()

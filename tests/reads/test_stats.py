@@ -13,6 +13,7 @@ from django.urls import reverse
 from games import actions
 from games.models import Hand, Match, Move
 from games.reads import stats
+from tests.leagues.helpers import establish
 from tests.play import random_move, seed_of, user_table
 
 pytestmark = pytest.mark.django_db
@@ -121,6 +122,7 @@ def test_the_profile_page_draws_the_rating_history() -> None:
     from leagues.ratings import rate_match
 
     first, users = play_out("duz", 4)
+    establish(*users)
     assert rate_match(first)
     page = Client().get(reverse("profile", args=[users[0].get_username()])).content.decode()
     rating = Rating.objects.get(user=users[0], variant__key="duz")
