@@ -44,7 +44,12 @@ IPV6_PREFIX = 64
 def client_address(request: HttpRequest) -> str | None:
     """The client's address as the limits count it: REMOTE_ADDR (never a header the client
     sends), an IPv6 address reduced to its /64; ``None`` when missing or not an address."""
-    raw = str(request.META.get("REMOTE_ADDR") or "")
+    return address_of(str(request.META.get("REMOTE_ADDR") or ""))
+
+
+def address_of(raw: str) -> str | None:
+    """An address as every limit counts it (HTTP and sockets): an IPv6 one reduced to its
+    /64; ``None`` when it is not an address."""
     try:
         address = ipaddress.ip_address(raw)
     except ValueError:

@@ -25,6 +25,27 @@ REFRESH_SECONDS = 1.0
 REFUSALS_ALLOWED = 20
 REFUSALS_WINDOW = 10.0
 
+# A budget on every message a socket sends, accepted, refused or unreadable (token buckets:
+# MESSAGES_PER_SECOND refilled, up to a burst of MESSAGE_BURST). A fast player dragging tiles
+# sends an arrangement and a weighing per drop, three or four drops a second at most, plus a
+# heartbeat; a whole-rack arrangement is one message. Per socket, per account (all its
+# sockets in one server process) and per address (a café of players). Past a budget the
+# message is dropped unread; a socket that keeps on past MESSAGES_DROPPED_BEFORE_CLOSE dropped
+# messages is closed with CLOSE_TOO_FAST.
+MESSAGES_PER_SECOND = 10.0
+MESSAGE_BURST = 40
+ACCOUNT_MESSAGES_PER_SECOND = 20.0
+ACCOUNT_MESSAGE_BURST = 80
+ADDRESS_MESSAGES_PER_SECOND = 60.0
+ADDRESS_MESSAGE_BURST = 240
+MESSAGES_DROPPED_BEFORE_CLOSE = 200
+# 4000-4999 are the application's own close codes; 4408: the client sent too fast.
+CLOSE_TOO_FAST = 4408
+# The same messages over HTTP (a page without a socket), counted in the cache across
+# processes before anything is read: per account (or address, signed out) and per address.
+HTTP_MESSAGES_PER_ACCOUNT = "300/m"
+HTTP_MESSAGES_PER_ADDRESS = "1200/m"
+
 # "New table": open tables (open or playing) one account may have created, and those that
 # guest accounts created from one address (a guest is a click away: the address is what
 # stays); past them the lobby could be filled by one creator.

@@ -102,7 +102,7 @@ REFUSALS: dict[str, Any] = {
     "too_many_sockets": gettext_lazy(
         "Too many table connections are open from your account or address: close another tab."
     ),
-    "too_fast": gettext_lazy("Too many refused moves: wait a few seconds."),
+    "too_fast": gettext_lazy("Too many messages or refused moves: wait a few seconds."),
     "too_many_tables": gettext_lazy(
         "You have as many open tables as one may have: finish or leave one first."
     ),

@@ -518,6 +518,40 @@ def variants(db: None) -> None:
     ensure_variants()
 
 
+@pytest.fixture(autouse=True)
+def _fresh_message_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test's in-process sockets start with full account and address budgets: the
+    buckets are the process's, and a test sending from one address must not spend the next
+    test's."""
+    from games import limits
+    from games.live import socket_guard
+
+    monkeypatch.setattr(
+        socket_guard,
+        "ACCOUNTS",
+        socket_guard.Buckets(limits.ACCOUNT_MESSAGES_PER_SECOND, limits.ACCOUNT_MESSAGE_BURST),
+    )
+    monkeypatch.setattr(
+        socket_guard,
+        "ADDRESSES",
+        socket_guard.Buckets(limits.ADDRESS_MESSAGES_PER_SECOND, limits.ADDRESS_MESSAGE_BURST),
+    )
+
+
+@pytest.fixture
+def unmetered_sockets(monkeypatch: pytest.MonkeyPatch, _fresh_message_budgets: None) -> None:
+    """In-process sockets without a message budget (``games.limits``), for tests that send
+    far faster than a person on purpose (fuzzing, the refusal limits)."""
+    from games import limits
+    from games.live import socket_guard
+
+    unlimited = 10**9
+    monkeypatch.setattr(limits, "MESSAGES_PER_SECOND", float(unlimited))
+    monkeypatch.setattr(limits, "MESSAGE_BURST", unlimited)
+    monkeypatch.setattr(socket_guard, "ACCOUNTS", socket_guard.Buckets(unlimited, unlimited))
+    monkeypatch.setattr(socket_guard, "ADDRESSES", socket_guard.Buckets(unlimited, unlimited))
+
+
 @pytest.fixture
 def signed_in() -> "SignedIn":
     """``signed_in(user=None, language="", **client_kwargs)``: a test client signed in as

@@ -88,6 +88,7 @@ def open_table(page: Any, server: Any, table_id: int) -> None:
     page.goto(f"{server.url}/tables/{table_id}/")
     wait_for_socket(page)
     wait_for_first_frame(page)
+    settled(page)  # the frame is in, and what it drew is wired (drags, buttons)
 
 
 def practice(page: Any, server: Any, variant: str) -> None:
@@ -230,6 +231,7 @@ def rack_at_rest(page: Any) -> None:
 def drag_tile(page: Any, source: int, target: int) -> None:
     slots = page.locator("#rack-area .slot")
     wait_for_first_frame(page)  # it draws the rack again: a drag before it would be lost
+    settled(page)
     rack_at_rest(page)
     # The rack in the middle of the window: a drop near its edge would make SortableJS scroll
     # the page under the pointer (as it should for a person), missing the slot.
@@ -248,6 +250,7 @@ def drop_on(page: Any, source: int, target: int) -> None:
     page inserts it there), with the rack at rest in the middle of the window (see
     :func:`drag_tile`)."""
     wait_for_first_frame(page)
+    settled(page)
     rack_at_rest(page)
     page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
     slots = page.locator("#rack-area .slot")

@@ -13,6 +13,11 @@
   ends the consumer) still cleans up as a close does: its presence rows and its place in the
   groups go, so it is never left counted as watching or here.
 
+- Every message, whatever it is, first takes a token from three budgets
+  (:class:`MessageBudget`): the socket's, its account's and its address's in this server
+  process (``games.limits``). Without one it is dropped unread (one ``too_fast`` refusal says
+  so), and a socket that keeps on is closed with ``limits.CLOSE_TOO_FAST``.
+
 A consumer using :class:`Guarded` has ``_refuse(refusal)`` (tell this socket alone why, from a
 ``GameError``)
 and a ``disconnect`` that is safe to run on a socket that never finished connecting.
@@ -27,6 +32,8 @@ from typing import Any
 
 from django.db import InterfaceError, OperationalError
 
+from accounts.limits import address_of
+from games import limits
 from games.errors import GameError
 from games.limits import MAX_MESSAGE_LENGTH
 
@@ -36,10 +43,89 @@ log = logging.getLogger(__name__)
 UNREACHABLE = (OperationalError, InterfaceError)
 
 
+class Bucket:
+    """A token bucket: ``rate`` tokens a second, holding at most ``burst`` (full at first)."""
+
+    __slots__ = ("at", "burst", "rate", "tokens")
+
+    def __init__(self, rate: float, burst: int, now: float) -> None:
+        self.rate, self.burst, self.tokens, self.at = rate, burst, float(burst), now
+
+    def take(self, now: float) -> bool:
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+    def full(self, now: float) -> bool:
+        return self.tokens + (now - self.at) * self.rate >= self.burst
+
+
+class Buckets:
+    """One bucket per key (an account, an address) in this server process; buckets back to
+    full are forgotten now and then, so that the keys seen do not pile up."""
+
+    PRUNE_AT = 10_000
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self.buckets: dict[Any, Bucket] = {}
+
+    def take(self, key: Any, now: float) -> bool:
+        bucket = self.buckets.get(key)
+        if bucket is None:
+            if len(self.buckets) >= self.PRUNE_AT:
+                self.buckets = {k: b for k, b in self.buckets.items() if not b.full(now)}
+            bucket = self.buckets[key] = Bucket(self.rate, self.burst, now)
+        return bucket.take(now)
+
+
+# Seconds before a socket over its budget is told so again.
+TELL_AGAIN_AFTER = 10.0
+
+ACCOUNTS = Buckets(limits.ACCOUNT_MESSAGES_PER_SECOND, limits.ACCOUNT_MESSAGE_BURST)
+ADDRESSES = Buckets(limits.ADDRESS_MESSAGES_PER_SECOND, limits.ADDRESS_MESSAGE_BURST)
+
+
+class MessageBudget:
+    """The budgets one socket's messages take from: its own, its account's, its address's."""
+
+    def __init__(self, scope: dict[str, Any]) -> None:
+        user = scope.get("user")
+        self.account = user.pk if user is not None and user.is_authenticated else None
+        self.address = socket_address(scope)
+        self.own = Bucket(limits.MESSAGES_PER_SECOND, limits.MESSAGE_BURST, time.monotonic())
+        self.dropped = 0
+
+    def take(self) -> bool:
+        """Whether this message may be read (a token from each budget, taken in order)."""
+        now = time.monotonic()
+        ok = (
+            self.own.take(now)
+            and (self.account is None or ACCOUNTS.take(self.account, now))
+            and (self.address is None or ADDRESSES.take(self.address, now))
+        )
+        if not ok:
+            self.dropped += 1
+        return ok
+
+
+def socket_address(scope: dict[str, Any]) -> str | None:
+    """The client's address as the limits count it: the connection's peer (daphne puts the
+    proxy's X-Forwarded-For there only with ``--proxy-headers``, as for HTTP), an IPv6 one
+    reduced to its /64 as the HTTP limits do (``accounts.limits.address_of``)."""
+    client = scope.get("client")
+    return address_of(str(client[0])) if client else None
+
+
 class Guarded:
     """A mixin for an ``AsyncWebsocketConsumer`` (before it in the bases)."""
 
     cleaned_up = False
+    budget: MessageBudget | None = None
+    told_too_fast_at = float("-inf")
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         try:
@@ -52,11 +138,24 @@ class Guarded:
                 except Exception:
                     log.exception("cleaning up after a socket that failed")
 
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """A client's message goes straight to its handler. Channels first closes stale
+        database connections before every handler, a hop to the database thread: a message
+        then waits behind any save in progress, even one dropped for its budget or answered
+        without the database, and a flood costs the thread a hop a message.
+        ``database_sync_to_async`` closes them around each call that uses the database."""
+        if message.get("type") == "websocket.receive":
+            await self.websocket_receive(message)
+            return
+        await super().dispatch(message)  # type: ignore[misc]
+
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         self.cleaned_up = True
         await super().websocket_disconnect(message)  # type: ignore[misc]
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
+        if not self._within_budget():
+            return
         text, data = message.get("text"), message.get("bytes")
         size = len(text) if text is not None else len(data or b"")
         try:
@@ -77,8 +176,45 @@ class Guarded:
                 GameError("server_error", "the server failed to handle that message")
             )
 
+    def _within_budget(self) -> bool:
+        """Take this message's tokens (:class:`MessageBudget`). Past the budget the message is
+        dropped unread: the first time one refusal says so, and past
+        ``MESSAGES_DROPPED_BEFORE_CLOSE`` dropped messages the socket is closed."""
+        if self.budget is None:
+            self.budget = MessageBudget(self.scope)  # type: ignore[attr-defined]
+        if self.budget.take():
+            return True
+        if self.budget.dropped >= limits.MESSAGES_DROPPED_BEFORE_CLOSE:
+            if self.budget.dropped == limits.MESSAGES_DROPPED_BEFORE_CLOSE:
+                log.warning(
+                    "socket %s closed: too many messages", getattr(self, "channel_name", "?")
+                )
+                _background(self.close(code=limits.CLOSE_TOO_FAST))  # type: ignore[attr-defined]
+            return False
+        self._tell_too_fast("too many messages: slow down")
+        return False
+
+    def _tell_too_fast(self, why: str) -> None:
+        """Refuse with ``too_fast``, once in ``TELL_AGAIN_AFTER`` seconds whatever the limit
+        met (a flood that a refill lets through now and then is not answered at its pace)."""
+        now = time.monotonic()
+        if now - self.told_too_fast_at >= TELL_AGAIN_AFTER:
+            self.told_too_fast_at = now
+            _background(self._refuse(GameError("too_fast", why)))
+
     async def _refuse(self, code: str, message: str, move_id: Any = None) -> None:
         raise NotImplementedError
+
+
+# The tasks started and not awaited by a handler: kept until done (a task only weakly held
+# may be collected before it runs).
+_running: set[asyncio.Task[None]] = set()
+
+
+def _background(work: Any) -> None:
+    task = asyncio.ensure_future(work)
+    _running.add(task)
+    task.add_done_callback(_running.discard)
 
 
 class OneRefreshASecond:

@@ -46,7 +46,7 @@ from games import actions, chat, frames, limits, messages, policy, protocol, rea
 from games.actions import events
 from games.errors import GameError, NotAllowed
 from games.live import loop_reads, server_tasks, session_groups, state_cache
-from games.live.socket_guard import UNREACHABLE, Guarded, OneRefreshASecond
+from games.live.socket_guard import UNREACHABLE, Guarded, OneRefreshASecond, socket_address
 from games.models import ChatMessage, Hand, Table
 
 log = logging.getLogger(__name__)
@@ -86,13 +86,6 @@ CLOSE_TOO_MANY = 4429
 # The answer to a ping: not HTML, so the page's script takes it before the ws extension would
 # swap anything.
 PONG = "pong"
-
-
-def client_address(scope: dict[str, Any]) -> str | None:
-    """The client's address as the socket limits count it: the connection's peer (daphne
-    puts the proxy's X-Forwarded-For there only with ``--proxy-headers``, as for HTTP)."""
-    client = scope.get("client")
-    return str(client[0]) if client else None
 
 
 # What replaces a rack on the page once its seat is no longer the viewer's.
@@ -146,8 +139,9 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     address: str | None = None
     refresh_seconds = limits.REFRESH_SECONDS
     refused: collections.deque[float]
-    told_too_fast = False
-    refusal_task: asyncio.Task[None] | None = None
+    # The arrangement being saved, and the latest one sent meanwhile (saved next).
+    arranging: asyncio.Task[None] | None = None
+    next_arrange: protocol.Arrange | None = None
     # The viewer's seat (id, position) in the table last read for a frame (see _follow_seat).
     seen_seat: tuple[int | None, int | None] = (None, None)
 
@@ -162,7 +156,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         if not allowed:
             await self.close()
             return
-        self.address = client_address(self.scope)
+        self.address = socket_address(self.scope)
         # In the table's group before the socket is accepted: no change after the client
         # sees the socket open goes unheard.
         await self.channel_layer.group_add(events.table_group(self.table_id), self.channel_name)
@@ -190,7 +184,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     async def disconnect(self, code: int) -> None:
         server_tasks.socket_closed("table", self.channel_name)
         server_tasks.socket_closed("watch", self.channel_name)
-        for task in (self.sending, self.refreshing, self.refusal_task):
+        for task in (self.sending, self.refreshing, self.arranging):
             if task is not None:
                 task.cancel()
         if not hasattr(self, "table_id"):
@@ -222,12 +216,39 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
             # The page's heartbeat after a silence: any answer proves the way back works.
             await self.send(text_data=PONG)
             return
-        move_id = message.client_move_id if isinstance(message, protocol.Move) else None
         if self._refusing():
             return
+        if isinstance(message, protocol.Arrange):
+            # Only the latest arrangement matters: one being saved, the next waits, and any
+            # sent meanwhile replace it (a drag sends one per drop).
+            self.next_arrange = message
+            if self.arranging is None or self.arranging.done():
+                self.arranging = asyncio.create_task(self._save_arrangements())
+            return
+        if self.arranging is not None and not self.arranging.done():
+            await self.arranging  # a move reads the arrangement sent before it
         if isinstance(message, protocol.Weigh):
             await self._weigh(message)
             return
+        await self._perform(message)
+
+    async def _save_arrangements(self) -> None:
+        """Save the latest arrangement sent until none is left (a task of its own: failures
+        are answered here, as ``Guarded`` answers a handler's)."""
+        try:
+            while self.next_arrange is not None:
+                message, self.next_arrange = self.next_arrange, None
+                await self._perform(message)
+        except UNREACHABLE as exc:
+            log.warning("an arrangement at table %s failed: %s", self.table_id, exc)
+            await self._refuse(GameError("unavailable", "the database is unreachable"))
+        except Exception:
+            log.exception("an arrangement at table %s failed", self.table_id)
+            await self._refuse(GameError("server_error", "the server failed to save that"))
+
+    async def _perform(self, message: protocol.Message) -> None:
+        """Carry out a message (``actions.perform``); a refusal goes to this socket alone."""
+        move_id = message.client_move_id if isinstance(message, protocol.Move) else None
         sender = actions.Sender(self.table_id, self.scope.get("user"), self.position, self.invite)
         try:
             await database_sync_to_async(actions.perform)(message, sender)
@@ -260,13 +281,8 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         while self.refused and self.refused[0] < now - limits.REFUSALS_WINDOW:
             self.refused.popleft()
         if len(self.refused) < limits.REFUSALS_ALLOWED:
-            self.told_too_fast = False
             return False
-        if not self.told_too_fast:
-            self.told_too_fast = True
-            self.refusal_task = asyncio.create_task(
-                self._refuse(GameError("too_fast", "too many refused messages: wait a few seconds"))
-            )
+        self._tell_too_fast("too many refused messages: wait a few seconds")
         return True
 
     async def _weigh(self, message: protocol.Weigh) -> None:

@@ -8,7 +8,8 @@ from django.template.loader import render_to_string
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST
 
-from games import actions, frames, messages, policy, protocol, reads
+from accounts.limits import Rate, client_address
+from games import actions, frames, limits, messages, policy, protocol, reads
 from games.errors import GameError, NotAllowed
 from games.limits import MAX_MESSAGE_LENGTH
 from games.models import Seat, Table
@@ -92,6 +93,32 @@ def _payload(raw: str | bytes) -> Any:
 _TABLE_MESSAGES = frozenset(protocol.MESSAGES) - protocol.CHAT - {"refresh", "ping", "weigh"}
 
 
+def _account_key(group: str, request: HttpRequest) -> str:
+    user = request.user
+    if user.is_authenticated:
+        return f"user:{user.pk}"
+    return client_address(request) or "unknown"
+
+
+# The socket's message budget, for the same messages sent over HTTP (``games.limits``).
+HTTP_MESSAGES = (
+    Rate("games.http-messages", limits.HTTP_MESSAGES_PER_ACCOUNT, key=_account_key),
+    Rate("games.http-messages-address", limits.HTTP_MESSAGES_PER_ADDRESS),
+)
+
+
+def _too_fast(request: HttpRequest) -> HttpResponse | None:
+    """Count this message against its budgets, before any work; past one, the refusal."""
+    if not any([rate.exceeded(request) for rate in HTTP_MESSAGES]):  # each one counts it
+        return None
+    html = render_to_string(
+        "games/_move_error.html",
+        {"code": "too_fast", "text": messages.refusal("too_fast", "")},
+        request=request,
+    )
+    return HttpResponse(html, status=429)
+
+
 @require_POST
 def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     """The table socket's messages over plain HTTP (for clients without WebSockets): a move,
@@ -99,6 +126,9 @@ def table_move(request: HttpRequest, table_id: int) -> HttpResponse:
     read through ``games.protocol`` and carried out by ``actions.perform`` as the socket does.
     Answers with the viewer's fresh fragments, or with the reason it was refused (and nothing
     changes)."""
+    refused = _too_fast(request)
+    if refused is not None:
+        return refused
     invite = invite_of(request)
     check_table_or_404(request, table_id, invite)
     try:
@@ -133,6 +163,9 @@ def table_chat(request: HttpRequest, table_id: int) -> HttpResponse:
     the ``payload`` field (``{"type": "chat", "text"|"canned"}``, ``{"type": "mute"|"unmute",
     "user": id}``), or the form fields ``text`` / ``canned``. The same actions as the socket;
     answers with the viewer's chat list, or with the refusal (and nothing changes)."""
+    refused = _too_fast(request)
+    if refused is not None:
+        return refused
     invite = invite_of(request)
     check_table_or_404(request, table_id, invite)
     data: Any

@@ -534,8 +534,16 @@
     if (!event.target.closest || !event.target.closest("#table-socket")) {
       if (event.target.id !== "table-socket") return;
     }
+    var opened = event.detail.event && event.detail.event.target;
+    if (newestSocket && opened && opened !== newestSocket) {
+      // A socket the ws extension made and then replaced while it was connecting (its
+      // wrapper keeps only the newest): it would deliver every frame twice. Closed cleanly,
+      // so that nothing reopens it.
+      try { opened.close(1000); } catch (e) { /* closing already */ }
+      return;
+    }
     socket = event.detail.socketWrapper;
-    rawSocket = event.detail.event && event.detail.event.target;
+    rawSocket = opened;
     if (socket && socket.queue) socket.queue.length = 0; // never replay stale moves
     heardAt = Date.now();
     pingedAt = 0;
@@ -562,7 +570,9 @@
   document.addEventListener("htmx:wsClose", function (event) {
     if (event.target.id !== "table-socket") return;
     var closed = event.detail && event.detail.event;
-    // A socket given up on (a heartbeat missed) closes late: its successor may be open.
+    // A socket given up on (a heartbeat missed) closes late, and one replaced while it was
+    // connecting closes when it opens: the newest may be open, or on its way.
+    if (closed && newestSocket && closed.target !== newestSocket) return;
     if (closed && rawSocket && closed.target !== rawSocket) return;
     socket = null;
     rawSocket = null;
@@ -874,7 +884,19 @@
   var SILENCE_MS = 1200, ANSWER_MS = 1200, GIVE_UP_MS = 5000, FIRST_OPEN_MS = 3000;
   var PONG = "pong";
   var connection = "live";
-  var rawSocket = null; // the browser's WebSocket under the extension's wrapper
+  var rawSocket = null; // the browser's WebSocket under the extension's wrapper, once open
+  // The table socket made last. The ws extension reopens a socket whenever one closes
+  // abnormally, even one it has replaced: a socket given up on that closes late starts a
+  // second one beside the newest, still connecting. Only the newest counts.
+  var newestSocket = null;
+  if (window.htmx) {
+    var makeSocket = window.htmx.createWebSocket;
+    window.htmx.createWebSocket = function (url) {
+      var made = makeSocket ? makeSocket(url) : new WebSocket(url, []);
+      if (url.indexOf("/ws/tables/") >= 0) newestSocket = made;
+      return made;
+    };
+  }
   var heardAt = Date.now();
   var pingedAt = 0;
   var loadedAt = Date.now();

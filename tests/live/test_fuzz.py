@@ -218,6 +218,7 @@ def hand_as_it_was(hand_id: int, before: tuple[Any, ...]) -> None:
 # ----------------------------------------------------------------------------- sockets
 @pytest.mark.slow
 @pytest.mark.parametrize("variant", ["duz", "okey51"])  # a closed and an open table
+@pytest.mark.usefixtures("unmetered_sockets")
 def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
     variant: str, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -5,6 +5,7 @@ costs the other tables a bounded amount of the server's work."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import time
@@ -13,9 +14,10 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 
-from games import actions, limits
+from games import actions, engine, limits, protocol
+from games.live.socket_guard import socket_address
 from games.live.table_socket import CLOSE_TOO_MANY, TableConsumer
-from games.models import Watcher
+from games.models import Participant, Watcher
 from tests.sockets import Players, TableSockets, drain, live_frames
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -106,6 +108,7 @@ async def test_one_account_may_open_only_so_many_sockets_on_a_table(
 
 @pytest.mark.slow
 @pytest.mark.players("duz", seed=3)
+@pytest.mark.usefixtures("unmetered_sockets")  # the refusals' own limit, alone
 async def test_a_socket_whose_messages_keep_being_refused_is_dropped_to_silence(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
@@ -160,3 +163,139 @@ async def test_a_flood_of_refreshes_costs_other_tables_a_bounded_number_of_rende
     # read and answered: five hundred were asked for.
     bound = len(flood) * (math.ceil(seconds) + 1)
     assert renders.count <= bound, (renders.count, bound)
+
+
+# ----------------------------------------------------------------------------- message budgets
+class Read:
+    """Counts the messages the table sockets of this process read (``protocol.parse``)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.count = 0
+        parse = protocol.parse
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return parse(*args, **kwargs)
+
+        monkeypatch.setattr(protocol, "parse", counted)
+
+
+@pytest.mark.slow
+@pytest.mark.players("duz", seed=3)
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "hide"},  # accepted, and cheap to send
+        {"type": "mute", "user": 1},
+        {"type": "ping"},
+        "not json at all",  # too malformed to parse
+    ],
+    ids=["hide", "mute", "ping", "garbage"],
+)
+async def test_every_message_takes_from_a_budget_and_a_socket_that_keeps_on_is_closed(
+    monkeypatch: pytest.MonkeyPatch,
+    players: Players,
+    table_socket: TableSockets,
+    message: Any,
+) -> None:
+    """Accepted, refused or unreadable: past the socket's burst a message is dropped unread
+    (one too_fast says so), and past MESSAGES_DROPPED_BEFORE_CLOSE drops the socket is closed
+    with CLOSE_TOO_FAST. (Before, only refused messages were limited: eight sockets queued
+    24,000 accepted ones in a second.)"""
+    ws = await table_socket(players.table_id, players.cookies[1], address="198.51.100.9")
+    await drain(ws)
+    read = Read(monkeypatch)
+    text = message if isinstance(message, str) else json.dumps(message)
+    sent = limits.MESSAGE_BURST + limits.MESSAGES_DROPPED_BEFORE_CLOSE + 50
+    started = time.monotonic()
+    for _ in range(sent):
+        await ws.send_to(text_data=text)
+    frames: list[str] = []
+    closed = None
+    while closed is None:
+        got = await ws.receive_output(timeout=10)
+        if got["type"] == "websocket.close":
+            closed = got.get("code")
+        elif got.get("text"):
+            frames.append(got["text"])
+    refill = limits.MESSAGES_PER_SECOND * (time.monotonic() - started)
+    assert closed == limits.CLOSE_TOO_FAST
+    assert limits.MESSAGE_BURST <= read.count <= limits.MESSAGE_BURST + refill + 1
+    assert sum('data-error="too_fast"' in f for f in frames) == 1
+
+
+@pytest.mark.slow
+@pytest.mark.players("duz", seed=3)
+async def test_an_accounts_sockets_share_its_budget_and_a_person_never_meets_it(
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
+) -> None:
+    """Four sockets of one account (under the socket caps) share the account's budget; a
+    person's pace (a message every 200 ms, faster than a player drags tiles) never meets it."""
+    sockets = [
+        await table_socket(players.table_id, players.cookies[1], address=f"203.0.113.{i}")
+        for i in range(4)
+    ]
+    for ws in sockets:
+        await drain(ws)
+    read = Read(monkeypatch)
+    started = time.monotonic()
+    for ws in sockets:
+        for _ in range(limits.MESSAGE_BURST):
+            await ws.send_to(text_data=json.dumps({"type": "hide"}))
+    for ws in sockets:
+        await drain(ws)
+    refill = limits.ACCOUNT_MESSAGES_PER_SECOND * (time.monotonic() - started)
+    assert read.count <= limits.ACCOUNT_MESSAGE_BURST + refill + 1 < 4 * limits.MESSAGE_BURST
+
+    person = await table_socket(players.table_id, players.cookies[2], address="203.0.113.50")
+    await drain(person)
+    read.count = 0
+    for _ in range(20):
+        await person.send_to(text_data=json.dumps({"type": "ping"}))
+        await person.receive_from(timeout=5)  # each answered: none dropped
+        await asyncio.sleep(0.2)
+    assert read.count == 20
+
+
+@pytest.mark.slow
+@pytest.mark.players("duz", seed=3)
+async def test_arrangements_sent_faster_than_they_are_saved_are_coalesced_to_the_latest(
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
+) -> None:
+    seat = 1
+    ws = await table_socket(players.table_id, players.cookies[seat], address="198.51.100.10")
+    await drain(ws)
+    saved = 0
+    perform = actions.perform
+
+    def counted(message: Any, sender: Any) -> Any:
+        nonlocal saved
+        if isinstance(message, protocol.Arrange):
+            saved += 1
+            time.sleep(0.05)  # a busy database: the next ones arrive while this one saves
+        return perform(message, sender)
+
+    monkeypatch.setattr(actions, "perform", counted)
+    rack = await database_sync_to_async(lambda: players.hand.engine_hand().racks[seat])()
+    tiles = sorted(engine.format_tile(t) for t in rack)
+    layouts = []
+    for n in range(30):
+        order = tiles[n % len(tiles) :] + tiles[: n % len(tiles)]
+        layouts.append(order + [None] * (32 - len(order)))
+    for layout in layouts:
+        await ws.send_to(
+            text_data=json.dumps({"type": "arrange", "hand": players.hand.pk, "layout": layout})
+        )
+    await drain(ws, 1.0)
+    assert 1 <= saved < len(layouts)
+    stored = await database_sync_to_async(
+        lambda: list(Participant.objects.get(hand=players.hand, position=seat).layout or [])
+    )()
+    assert stored == layouts[-1]
+
+
+def test_a_socket_counts_an_ipv6_client_by_its_64_as_the_http_limits_do() -> None:
+    scope = {"client": ("2001:db8:1:2:aaaa:bbbb:cccc:dddd", 5000)}
+    assert socket_address(scope) == "2001:db8:1:2::"
+    assert socket_address({"client": ("198.51.100.1", 1)}) == "198.51.100.1"
+    assert socket_address({}) is None

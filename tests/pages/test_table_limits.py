@@ -4,14 +4,17 @@ lobby then still lists everybody else's tables."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.limits import Rate
 from games import actions, limits
 from games.models import Table
+from games.pages import table as table_pages
 from tests.pages.test_lobby import home, post_new_table
 from tests.users import SignedIn, make_user
 
@@ -70,3 +73,33 @@ def test_one_address_may_ask_for_only_so_many_new_tables_an_hour(
     response = late.post(reverse("new_table"), {"variant": "okey51", "name": "Late"})
     assert "Many tables were opened from your address" in response.content.decode()
     assert not Table.objects.filter(name="Late").exists()
+
+
+def test_the_move_endpoints_take_from_a_budget_before_any_work(
+    monkeypatch: pytest.MonkeyPatch, signed_in: SignedIn
+) -> None:
+    """The table's messages over HTTP count against a budget per account and per address
+    (``games.limits.HTTP_MESSAGES_*``), before the table is even read: past it, a 429 with the
+    refusal, and nothing is carried out. (The HTTP move endpoint had no limit.)"""
+    small = (
+        Rate("test.http-account", "5/h", key=table_pages._account_key),
+        Rate("test.http-address", "8/h"),
+    )
+    monkeypatch.setattr(table_pages, "HTTP_MESSAGES", small)
+    carried_out = []
+    monkeypatch.setattr(actions, "perform", lambda *args, **kwargs: carried_out.append(args))
+    table = actions.open_table(variant="duz", user=make_user("host"), name="Limits")
+    player = signed_in(make_user("quick"), REMOTE_ADDR="198.51.100.70")
+    move = reverse("table_move", args=[table.pk])
+    chat = reverse("table_chat", args=[table.pk])
+    hide = {"payload": json.dumps({"type": "hide"})}
+    answers = [player.post(move, hide).status_code for _ in range(5)]
+    assert 429 not in answers and len(carried_out) == 5
+    refused = player.post(move, hide)
+    assert refused.status_code == 429 and 'data-error="too_fast"' in refused.content.decode()
+    line = {"payload": json.dumps({"type": "chat", "text": "hi"})}
+    assert player.post(chat, line).status_code == 429  # the chat's endpoint counts too
+    assert len(carried_out) == 5
+    # Another account at the same address has its own count, up to the address's.
+    other = signed_in(make_user("neighbour"), REMOTE_ADDR="198.51.100.70")
+    assert [other.post(move, hide).status_code for _ in range(2)] == [200, 429]
