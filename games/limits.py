@@ -17,6 +17,12 @@ SERVER_MAX_MESSAGE_BYTES = 64 * 1024
 SOCKETS_PER_TABLE = 8
 SOCKETS_PER_USER = 16
 SOCKETS_PER_ADDRESS = 64
+# Lobby sockets open at once in one server process, per account and per address (a lobby
+# socket reads and renders the whole table list on every change; a person needs one a tab).
+# Counted in the process, in one step with no wait between the count and the take, so a burst
+# of connects cannot overtake it.
+LOBBY_SOCKETS_PER_USER = 8
+LOBBY_SOCKETS_PER_ADDRESS = 32
 # A socket's "refresh" (the table read and rendered again) at most once a second: more are
 # answered by one frame at the end of that second.
 REFRESH_SECONDS = 1.0

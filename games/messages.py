@@ -100,7 +100,7 @@ REFUSALS: dict[str, Any] = {
     # Any socket (games.live.socket_guard).
     "too_big": gettext_lazy("That message is too long to be read."),
     "too_many_sockets": gettext_lazy(
-        "Too many table connections are open from your account or address: close another tab."
+        "Too many connections are open from your account or address: close another tab."
     ),
     "too_fast": gettext_lazy("Too many messages or refused moves: wait a few seconds."),
     "too_many_tables": gettext_lazy(

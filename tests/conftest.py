@@ -520,11 +520,13 @@ def variants(db: None) -> None:
 
 @pytest.fixture(autouse=True)
 def _fresh_message_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each test's in-process sockets start with full account and address budgets: the
-    buckets are the process's, and a test sending from one address must not spend the next
-    test's."""
+    """Each test's in-process sockets start with full account and address budgets, and no
+    lobby socket counted: these are the process's, and a test sending from one address must
+    not spend the next test's."""
     from games import limits
-    from games.live import socket_guard
+    from games.live import lobby_socket, socket_guard
+
+    monkeypatch.setattr(lobby_socket, "OPEN", socket_guard.OpenSockets())
 
     monkeypatch.setattr(
         socket_guard,

@@ -190,11 +190,15 @@ class QueryCounter:
             setattr(utils.CursorWrapper, name, original)
 
 
-def lobby_socket(cookie: str = "") -> WebsocketCommunicator:
+def lobby_socket(cookie: str = "", *, address: str = "") -> WebsocketCommunicator:
+    """A lobby socket, not yet connected (``address`` as for :func:`socket`)."""
     headers = [(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
-    return WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    ws = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    if address:
+        ws.scope["client"] = [address, 50000]
+    return ws
 
 
 @contextlib.asynccontextmanager

@@ -13,12 +13,15 @@ from django.template.loader import render_to_string
 from django.utils import translation
 from django.utils.html import format_html
 
-from games import actions, messages, reads
+from games import actions, limits, messages, reads
 from games.actions import events
 from games.actions.events import LOBBY_GROUP
 from games.errors import GameError
 from games.live import server_tasks, session_groups, table_socket
-from games.live.socket_guard import Guarded, OneRefreshASecond
+from games.live.socket_guard import Guarded, OneRefreshASecond, OpenSockets, socket_address
+
+# The lobby sockets open in this process (``limits.LOBBY_SOCKETS_PER_*``).
+OPEN = OpenSockets()
 
 
 class LobbyConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWebsocketConsumer):
@@ -42,18 +45,32 @@ class LobbyConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     """
 
     debounce_seconds = 0.2
+    counted: list[tuple[Any, int]] = []  # the caps this socket is counted under (OPEN)
     pending: "asyncio.Task[None] | None" = None
     sent_html: str | None = None
     signed_in = False
     language = "en"
 
     async def connect(self) -> None:
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
-        await self.accept()
         # scope["user"] is resolved by AuthMiddlewareStack from the session cookie.
         user = self.scope.get("user")
         self.signed_in = bool(user is not None and user.is_authenticated)
         self.language = self._language()
+        # Counted before any work: past the caps it is told why and closed.
+        address = socket_address(self.scope)
+        caps = [(("address", address), limits.LOBBY_SOCKETS_PER_ADDRESS)]
+        if self.signed_in:
+            caps.append((("user", user.pk), limits.LOBBY_SOCKETS_PER_USER))
+        if not OPEN.take(caps):
+            await self.accept()
+            await self._refuse(
+                GameError("too_many_sockets", "too many lobby connections are open from here")
+            )
+            await self.close(code=table_socket.CLOSE_TOO_MANY)
+            return
+        self.counted = caps
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self.accept()
         self.site_root = self._site_root()
         if self.signed_in:
             await database_sync_to_async(actions.lobby_socket_opened)(user, self.channel_name)
@@ -64,6 +81,9 @@ class LobbyConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
         await self.send(text_data=greeting + html)
 
     async def disconnect(self, code: int) -> None:
+        if self.counted:
+            OPEN.give_back(self.counted)
+            self.counted = []
         server_tasks.socket_closed("lobby", self.channel_name)
         for task in (self.pending, self.refreshing):
             if task is not None:

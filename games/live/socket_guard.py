@@ -26,6 +26,7 @@ and a ``disconnect`` that is safe to run on a socket that never finished connect
 from __future__ import annotations
 
 import asyncio
+import collections
 import logging
 import time
 from typing import Any
@@ -110,6 +111,29 @@ class MessageBudget:
         if not ok:
             self.dropped += 1
         return ok
+
+
+class OpenSockets:
+    """How many sockets of a kind are open in this server process per key (an account, an
+    address), each key with its cap. Checking and taking is one step on the event loop (no
+    await between them), so a burst of connects cannot all pass a cap."""
+
+    def __init__(self) -> None:
+        self.counts: collections.Counter[Any] = collections.Counter()
+
+    def take(self, caps: list[tuple[Any, int]]) -> bool:
+        """Count one more socket under every key, if none is at its cap."""
+        if any(self.counts[key] >= cap for key, cap in caps):
+            return False
+        for key, _cap in caps:
+            self.counts[key] += 1
+        return True
+
+    def give_back(self, caps: list[tuple[Any, int]]) -> None:
+        for key, _cap in caps:
+            self.counts[key] -= 1
+            if self.counts[key] <= 0:
+                del self.counts[key]
 
 
 def socket_address(scope: dict[str, Any]) -> str | None:

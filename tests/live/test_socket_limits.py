@@ -15,10 +15,20 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import actions, engine, limits, protocol
+from games.live import server_tasks
+from games.live.lobby_socket import LobbyConsumer
 from games.live.socket_guard import socket_address
 from games.live.table_socket import CLOSE_TOO_MANY, TableConsumer
 from games.models import Participant, Watcher
-from tests.sockets import Players, TableSockets, drain, live_frames
+from tests.sockets import (
+    Players,
+    TableSockets,
+    cookie_for,
+    drain,
+    live_frames,
+    lobby_socket,
+)
+from tests.users import make_user
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -299,3 +309,66 @@ def test_a_socket_counts_an_ipv6_client_by_its_64_as_the_http_limits_do() -> Non
     assert socket_address(scope) == "2001:db8:1:2::"
     assert socket_address({"client": ("198.51.100.1", 1)}) == "198.51.100.1"
     assert socket_address({}) is None
+
+
+# ----------------------------------------------------------------------------- lobby sockets
+@pytest.mark.slow
+async def test_lobby_sockets_are_capped_per_address_and_account_even_in_a_burst(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """300 anonymous lobby sockets from one address made another table's moves take seconds:
+    each renders the whole lobby. Past the caps a socket is told why and closed before any
+    read or render, a burst of simultaneous connects included; other addresses are not held
+    up, and a closed socket makes room."""
+    renders = 0
+    render = LobbyConsumer._render
+
+    def counted(consumer: Any) -> str:
+        nonlocal renders
+        renders += 1
+        return render(consumer)
+
+    monkeypatch.setattr(LobbyConsumer, "_render", counted)
+    burst = [
+        lobby_socket(address="198.51.100.60") for _ in range(limits.LOBBY_SOCKETS_PER_ADDRESS + 20)
+    ]
+    await asyncio.gather(*(ws.connect(timeout=10) for ws in burst))
+    firsts = [await ws.receive_output(timeout=10) for ws in burst]
+    accepted = [
+        ws for ws, out in zip(burst, firsts, strict=True) if "lobby-tables" in out.get("text", "")
+    ]
+    refused = [
+        ws
+        for ws, out in zip(burst, firsts, strict=True)
+        if 'data-error="too_many_sockets"' in out.get("text", "")
+    ]
+    assert len(accepted) == limits.LOBBY_SOCKETS_PER_ADDRESS and len(refused) == 20
+    assert renders == limits.LOBBY_SOCKETS_PER_ADDRESS  # the refused ones cost no render
+    for ws in refused:
+        assert (await ws.receive_output(timeout=5))["code"] == CLOSE_TOO_MANY
+    elsewhere = lobby_socket(address="198.51.100.61")
+    assert (await elsewhere.connect(timeout=10))[0]
+    assert "lobby-tables" in await elsewhere.receive_from(timeout=10)
+    await accepted.pop().disconnect()
+    again = lobby_socket(address="198.51.100.60")
+    assert (await again.connect(timeout=10))[0]
+    assert "lobby-tables" in await again.receive_from(timeout=10)
+    for ws in [*accepted, elsewhere, again]:
+        await ws.disconnect()
+    await server_tasks.stop()
+
+
+@pytest.mark.slow
+async def test_one_accounts_lobby_sockets_are_capped_from_any_address() -> None:
+    user = await database_sync_to_async(make_user)("lobbyist")
+    cookie = await database_sync_to_async(cookie_for)(user)
+    opened = []
+    for n in range(limits.LOBBY_SOCKETS_PER_USER + 1):
+        ws = lobby_socket(cookie, address=f"203.0.113.{100 + n}")
+        assert (await ws.connect(timeout=10))[0]
+        opened.append((ws, await ws.receive_from(timeout=10)))
+    assert all("lobby-tables" in first for _ws, first in opened[:-1])
+    assert 'data-error="too_many_sockets"' in opened[-1][1]
+    for ws, _first in opened:
+        await ws.disconnect()
+    await server_tasks.stop()
