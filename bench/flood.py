@@ -19,6 +19,12 @@ and their ratio:
   the sockets the server accepted (the rest were refused: games.limits).
 - ``--flood refused``: a player seated at table B sends moves that are refused (out of turn)
   as fast as the socket takes them, ``--refused`` in all, while the moves are timed.
+- ``--flood accepted``: the two players seated at table B open ``--sockets`` sockets between
+  them (8 by default: under the socket caps) and each sends, as fast as it can, every kind of
+  message a socket accepts (sit, back, hide, mute, unmute, arrange, weigh, ping, refresh) and
+  some too malformed to parse, in turn, while the moves are timed.
+- ``--flood lobby``: ``--sockets`` lobby sockets (300 by default) from one address try to
+  connect and stay, while the moves are timed; it prints how many were accepted.
 
 Figures: docs/SECURITY.md ("Floods"). Nothing is left behind: the server is stopped and the
 temporary folder deleted.
@@ -30,6 +36,7 @@ import argparse
 import asyncio
 import importlib.util
 import json
+import multiprocessing
 import re
 import shutil
 import statistics
@@ -205,14 +212,107 @@ async def refused_flood(port: int, table: int, cookie: str, name: str, count: in
         except Exception:
             return
 
-    async def drain() -> None:
+    return [asyncio.create_task(send()), asyncio.create_task(drain(ws))], [ws], lambda: 1
+
+
+class FloodProcess:
+    """A flood run in a process of its own (its sending would otherwise take the CPU of the
+    loop that times the moves); ``cancel`` ends it."""
+
+    def __init__(self, target: Any, *args: Any) -> None:
+        self.count = multiprocessing.Value("L", 0)
+        self.process = multiprocessing.Process(target=target, args=(*args, self.count))
+        self.process.start()
+
+    def cancel(self) -> None:
+        self.process.terminate()
+        self.process.join(5)
+
+
+def _accepted_flood(
+    port: int, table: int, cookies: list[str], name: str, sockets: int, count: Any
+) -> None:
+    """Every socket sends every message a socket accepts, and garbage, as fast as it can."""
+
+    async def one(ws: Any) -> None:
         try:
-            async for _ in ws:
-                pass
-        except Exception:
+            frame = await ws.recv()
+            hand = int(dict(STATE.findall(frame)).get("hand") or 0)
+            tiles = re.findall(r'data-tile="([^"]+)"', frame.split('id="rack-area"')[-1])
+            layout = tiles + [None] * (32 - len(tiles))
+            kinds = [
+                {"type": "sit"},
+                {"type": "back"},
+                {"type": "hide"},
+                {"type": "mute", "user": 1},
+                {"type": "unmute", "user": 1},
+                {"type": "arrange", "hand": hand, "layout": layout},
+                {"type": "weigh", "hand": hand, "layout": layout, "slots": [0, 1, 2]},
+                {"type": "ping"},
+                {"type": "refresh"},
+            ]
+            texts = [json.dumps(k) for k in kinds] + ["{not json", "[1, 2]", '{"type": 7}']
+            reading = asyncio.create_task(drain(ws))
+            while not reading.done():
+                for text in texts:
+                    await ws.send(text)
+                    count.value += 1
+                await asyncio.sleep(0)
+            print(
+                "DEBUG ended",
+                time.monotonic(),
+                count.value,
+                getattr(ws, "close_code", None),
+                flush=True,
+            )
+        except Exception:  # closed by the server
             return
 
-    return [asyncio.create_task(send()), asyncio.create_task(drain())], [ws], lambda: 1
+    async def flood() -> None:
+        opened = [
+            await connect(port, table, cookies[n % len(cookies)], name) for n in range(sockets)
+        ]
+        await asyncio.gather(*(one(ws) for ws in opened))
+        await asyncio.sleep(3600)  # every socket closed: wait to be ended
+
+    asyncio.run(flood())
+
+
+async def drain(ws: Any) -> None:
+    try:
+        async for _ in ws:
+            pass
+    except Exception:
+        return
+
+
+async def lobby_flood(port: int, sockets: int) -> Any:
+    """``sockets`` lobby sockets from one address, opened at once and kept."""
+    from websockets.asyncio.client import connect as ws_connect
+
+    accepted = 0
+
+    async def one() -> Any:
+        nonlocal accepted
+        try:
+            ws = await ws_connect(
+                f"ws://127.0.0.1:{port}/ws/lobby/",
+                origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
+                compression=None,
+                ping_interval=None,
+                max_size=None,
+                proxy=None,
+            )
+        except Exception:  # refused at the handshake
+            return None
+        first = await asyncio.wait_for(ws.recv(), 30)
+        if "too_many_sockets" not in first:
+            accepted += 1
+        await drain(ws)
+        return ws
+
+    tasks = [asyncio.create_task(one()) for _ in range(sockets)]
+    return tasks, [], lambda: accepted
 
 
 def summary(xs: list[float]) -> str:
@@ -231,6 +331,13 @@ async def run(args: argparse.Namespace, port: int, info: dict[str, Any]) -> None
     baseline = await timed_moves(players, args.moves)
     if args.flood == "refresh":
         tasks, sockets, accepted = await refresh_flood(port, table_b, args.sockets, args.refreshes)
+    elif args.flood == "accepted":
+        cookies = info["cookies"][2:4]  # table B's two players
+        sockets_n = args.sockets or 8
+        process = FloodProcess(_accepted_flood, port, table_b, cookies, name, sockets_n)
+        tasks, sockets, accepted = [process], [], lambda: process.count.value
+    elif args.flood == "lobby":
+        tasks, sockets, accepted = await lobby_flood(port, args.sockets or 300)
     else:
         cookie = info["cookies"][3]  # table B's seat 1: not on turn at the start
         tasks, sockets, accepted = await refused_flood(port, table_b, cookie, name, args.refused)
@@ -244,6 +351,12 @@ async def run(args: argparse.Namespace, port: int, info: dict[str, Any]) -> None
     if args.flood == "refresh":
         print(f"# flood: {args.sockets} sockets x {args.refreshes} refreshes a second")
         print(f"# sockets the server accepted: {accepted()} of {args.sockets}")
+    elif args.flood == "accepted":
+        print(f"# flood: {args.sockets or 8} sockets of table B's players, every message kind")
+        print(f"# messages sent before the server closed the sockets: {accepted()}")
+    elif args.flood == "lobby":
+        print(f"# flood: {args.sockets or 300} lobby sockets from one address")
+        print(f"# lobby sockets the server accepted: {accepted()} of {args.sockets or 300}")
     else:
         print(f"# flood: one seat sending {args.refused} refused moves")
     print(f"baseline ({len(baseline)} moves): {summary(baseline)}")
@@ -254,13 +367,22 @@ async def run(args: argparse.Namespace, port: int, info: dict[str, Any]) -> None
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--flood", choices=["refresh", "refused"], default="refresh")
+    parser.add_argument(
+        "--flood", choices=["refresh", "refused", "accepted", "lobby"], default="refresh"
+    )
     # Two phases of 60 moves fit in one hand of two players (its pile runs dry after ~150).
     parser.add_argument("--moves", type=int, default=60, help="moves timed in each phase (60)")
-    parser.add_argument("--sockets", type=int, default=60, help="flooding sockets (60)")
+    parser.add_argument(
+        "--sockets",
+        type=int,
+        default=0,
+        help="flooding sockets (refresh: 60, accepted: 8, lobby: 300)",
+    )
     parser.add_argument("--refreshes", type=int, default=100, help="refreshes a burst (100)")
     parser.add_argument("--refused", type=int, default=5000, help="refused moves (5000)")
     args = parser.parse_args()
+    if args.flood == "refresh" and not args.sockets:
+        args.sockets = 60
     tmp = Path(tempfile.mkdtemp(prefix="okey-bench-flood-"))
     server = None
     try:

@@ -20,7 +20,11 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from games.live.routing import websocket_urlpatterns  # noqa: E402
 from games.live.server_tasks import ServerTasks  # noqa: E402
+from okeysite import frame_guard  # noqa: E402
 from okeysite.origins import SameOriginValidator  # noqa: E402
+
+# A budget on every frame a client sends, where daphne reads it (okeysite.frame_guard).
+frame_guard.install()
 
 # ServerTasks: the presence heartbeat of this process's sockets and, without Redis, the clock
 # (games.live.server_tasks).

@@ -527,31 +527,22 @@ def _fresh_message_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
     from games.live import lobby_socket, socket_guard
 
     monkeypatch.setattr(lobby_socket, "OPEN", socket_guard.OpenSockets())
-
     monkeypatch.setattr(
         socket_guard,
         "ACCOUNTS",
         socket_guard.Buckets(limits.ACCOUNT_MESSAGES_PER_SECOND, limits.ACCOUNT_MESSAGE_BURST),
     )
-    monkeypatch.setattr(
-        socket_guard,
-        "ADDRESSES",
-        socket_guard.Buckets(limits.ADDRESS_MESSAGES_PER_SECOND, limits.ADDRESS_MESSAGE_BURST),
-    )
 
 
 @pytest.fixture
 def unmetered_sockets(monkeypatch: pytest.MonkeyPatch, _fresh_message_budgets: None) -> None:
-    """In-process sockets without a message budget (``games.limits``), for tests that send
-    far faster than a person on purpose (fuzzing, the refusal limits)."""
-    from games import limits
+    """In-process sockets without an account's message budget (``games.limits``), for tests
+    that send far faster than a person on purpose (fuzzing, the refusal limits). (The budgets
+    of a connection and an address are daphne's: ``okeysite.frame_guard``.)"""
     from games.live import socket_guard
 
     unlimited = 10**9
-    monkeypatch.setattr(limits, "MESSAGES_PER_SECOND", float(unlimited))
-    monkeypatch.setattr(limits, "MESSAGE_BURST", unlimited)
     monkeypatch.setattr(socket_guard, "ACCOUNTS", socket_guard.Buckets(unlimited, unlimited))
-    monkeypatch.setattr(socket_guard, "ADDRESSES", socket_guard.Buckets(unlimited, unlimited))
 
 
 @pytest.fixture

@@ -13,10 +13,11 @@
   ends the consumer) still cleans up as a close does: its presence rows and its place in the
   groups go, so it is never left counted as watching or here.
 
-- Every message, whatever it is, first takes a token from three budgets
-  (:class:`MessageBudget`): the socket's, its account's and its address's in this server
-  process (``games.limits``). Without one it is dropped unread (one ``too_fast`` refusal says
-  so), and a socket that keeps on is closed with ``limits.CLOSE_TOO_FAST``.
+- Every message, whatever it is, takes a token from its connection's and its address's
+  budgets where daphne reads it (``okeysite.frame_guard``), then from its account's here
+  (:class:`MessageBudget`; ``games.limits``). Without one it is dropped unread (one
+  ``too_fast`` refusal says so), and a socket that keeps on is closed with
+  ``limits.CLOSE_TOO_FAST``.
 
 A consumer using :class:`Guarded` has ``_refuse(refusal)`` (tell this socket alone why, from a
 ``GameError``)
@@ -87,30 +88,28 @@ class Buckets:
 TELL_AGAIN_AFTER = 10.0
 
 ACCOUNTS = Buckets(limits.ACCOUNT_MESSAGES_PER_SECOND, limits.ACCOUNT_MESSAGE_BURST)
-ADDRESSES = Buckets(limits.ADDRESS_MESSAGES_PER_SECOND, limits.ADDRESS_MESSAGE_BURST)
+# What the frame guard (``okeysite.frame_guard``) puts on a socket's queue when it starts
+# dropping its frames: the consumer then tells the client. (A client sending it only hears the
+# same.)
+OVER_BUDGET = "\x00okey:over-budget"
 
 
 class MessageBudget:
-    """The budgets one socket's messages take from: its own, its account's, its address's."""
+    """The budget one socket's messages take from in the consumer: its account's, shared by
+    the account's sockets in this process. (Each connection's own budget and its address's
+    are taken where daphne reads the frames: ``okeysite.frame_guard``.)"""
 
     def __init__(self, scope: dict[str, Any]) -> None:
         user = scope.get("user")
         self.account = user.pk if user is not None and user.is_authenticated else None
-        self.address = socket_address(scope)
-        self.own = Bucket(limits.MESSAGES_PER_SECOND, limits.MESSAGE_BURST, time.monotonic())
         self.dropped = 0
 
     def take(self) -> bool:
-        """Whether this message may be read (a token from each budget, taken in order)."""
-        now = time.monotonic()
-        ok = (
-            self.own.take(now)
-            and (self.account is None or ACCOUNTS.take(self.account, now))
-            and (self.address is None or ADDRESSES.take(self.address, now))
-        )
-        if not ok:
-            self.dropped += 1
-        return ok
+        """Whether this message may be read (a token from the account's budget)."""
+        if self.account is None or ACCOUNTS.take(self.account, time.monotonic()):
+            return True
+        self.dropped += 1
+        return False
 
 
 class OpenSockets:
@@ -178,6 +177,9 @@ class Guarded:
         await super().websocket_disconnect(message)  # type: ignore[misc]
 
     async def websocket_receive(self, message: dict[str, Any]) -> None:
+        if message.get("text") == OVER_BUDGET:
+            self._tell_too_fast("too many messages: slow down")
+            return
         if not self._within_budget():
             return
         text, data = message.get("text"), message.get("bytes")

@@ -41,7 +41,9 @@ def demo_table(variant: str = "classic") -> Table:
 
 def play_one_turn(page: Any, *others: Any, timeout: float = 30.0) -> None:
     """Wait for the viewer's turn and play it to its discard (draw, discard) through the
-    page; the ``others`` (the other people's pages) play their turns meanwhile."""
+    page; the ``others`` (the other people's pages) play their turns meanwhile. A hand that
+    ends before the viewer's turn (a bot can finish in its first turns) is followed by the
+    next: everyone presses "Ready for the next hand", as people would."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         phase = ui.state(page)["phase"]
@@ -49,6 +51,10 @@ def play_one_turn(page: Any, *others: Any, timeout: float = 30.0) -> None:
             return
         for other in others:
             ui.simple_turn(other)
+        for person in (page, *others):
+            ready = person.locator('#table-live [data-action="ready"]:enabled')
+            if ui.state(person)["phase"] == "over" and ready.count():
+                ready.first.click()
         page.wait_for_timeout(50)
     raise AssertionError(f"no turn of the viewer's came: {ui.state(page)}, {ui.frames(page)}")
 

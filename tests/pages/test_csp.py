@@ -168,7 +168,9 @@ def site_pages() -> list[tuple[str, Client, str]]:
     player, anonymous = client_for(users[0]), client_for()
     done_table, done_users, done_match = played_out("okey51", {"hands": 3}, 7)
     from leagues.ratings import rate_match
+    from tests.leagues.helpers import establish
 
+    establish(*done_users)  # accounts that are rated, so that the rating pages have a chart
     assert rate_match(done_match)
     done_hand = done_match.hands.order_by("number").first()
     assert done_hand is not None
