@@ -258,13 +258,6 @@ def _accepted_flood(
                     await ws.send(text)
                     count.value += 1
                 await asyncio.sleep(0)
-            print(
-                "DEBUG ended",
-                time.monotonic(),
-                count.value,
-                getattr(ws, "close_code", None),
-                flush=True,
-            )
         except Exception:  # closed by the server
             return
 
