@@ -45,6 +45,12 @@ ACCOUNT_MESSAGE_BURST = 80
 ADDRESS_MESSAGES_PER_SECOND = 60.0
 ADDRESS_MESSAGE_BURST = 240
 MESSAGES_DROPPED_BEFORE_CLOSE = 200
+# Within it, the messages a person sends a few times a minute and that write (sit, leave,
+# back, ready, rematch, hide, the chat's): one every two seconds, bursts of 6, per socket.
+# Each costs a write and a frame for everyone at the table (a flood of them took another
+# table's moves from 21 to 100 ms at the median, measured).
+RARE_MESSAGES_PER_SECOND = 0.5
+RARE_MESSAGE_BURST = 6
 # 4000-4999 are the application's own close codes; 4408: the client sent too fast.
 CLOSE_TOO_FAST = 4408
 # The same messages over HTTP (a page without a socket), counted in the cache across

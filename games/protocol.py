@@ -50,6 +50,9 @@ class Message:
 
     type: ClassVar[str] = ""
     refusal: ClassVar[str] = "bad_move"  # the code a message of this family is refused with
+    # A person sends it a few times a minute (a seat's or the chat's message), and it writes
+    # and changes what others see: it has a smaller budget of its own (``games.limits``).
+    rare: ClassVar[bool] = False
 
 
 @dataclass(frozen=True)
@@ -93,38 +96,45 @@ class Arrange(Message):
 @dataclass(frozen=True)
 class Ready(Message):
     type = "ready"
+    rare = True
 
 
 @dataclass(frozen=True)
 class Rematch(Message):
     type = "rematch"
+    rare = True
 
 
 @dataclass(frozen=True)
 class Hide(Message):
     type = "hide"
+    rare = True
 
 
 @dataclass(frozen=True)
 class Sit(Message):
     type = "sit"
+    rare = True
     position: int | None = None
 
 
 @dataclass(frozen=True)
 class Leave(Message):
     type = "leave"
+    rare = True
 
 
 @dataclass(frozen=True)
 class Back(Message):
     type = "back"
+    rare = True
 
 
 @dataclass(frozen=True)
 class Chat(Message):
     type = "chat"
     refusal = "bad_chat"
+    rare = True
     text: str | None = None
     canned: str | None = None
 
@@ -133,6 +143,7 @@ class Chat(Message):
 class Mute(Message):
     type = "mute"
     refusal = "bad_chat"
+    rare = True
     user: int
 
 
@@ -140,6 +151,7 @@ class Mute(Message):
 class Unmute(Message):
     type = "unmute"
     refusal = "bad_chat"
+    rare = True
     user: int
 
 

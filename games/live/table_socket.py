@@ -46,7 +46,13 @@ from games import actions, chat, frames, limits, messages, policy, protocol, rea
 from games.actions import events
 from games.errors import GameError, NotAllowed
 from games.live import loop_reads, server_tasks, session_groups, state_cache
-from games.live.socket_guard import UNREACHABLE, Guarded, OneRefreshASecond, socket_address
+from games.live.socket_guard import (
+    UNREACHABLE,
+    Bucket,
+    Guarded,
+    OneRefreshASecond,
+    socket_address,
+)
 from games.models import ChatMessage, Hand, Table
 
 log = logging.getLogger(__name__)
@@ -139,6 +145,7 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     address: str | None = None
     refresh_seconds = limits.REFRESH_SECONDS
     refused: collections.deque[float]
+    rare_budget: Bucket  # the budget of its rare messages (protocol.Message.rare)
     # The arrangement being saved, and the latest one sent meanwhile (saved next).
     arranging: asyncio.Task[None] | None = None
     next_arrange: protocol.Arrange | None = None
@@ -148,6 +155,9 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
     # ------------------------------------------------------------------ connection
     async def connect(self) -> None:
         self.refused = collections.deque()
+        self.rare_budget = Bucket(
+            limits.RARE_MESSAGES_PER_SECOND, limits.RARE_MESSAGE_BURST, time.monotonic()
+        )
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         query = parse_qs(self.scope.get("query_string", b"").decode())
         self.invite = (query.get("invite") or [None])[0]
@@ -217,6 +227,9 @@ class TableConsumer(Guarded, OneRefreshASecond, server_tasks.QuietSend, AsyncWeb
             await self.send(text_data=PONG)
             return
         if self._refusing():
+            return
+        if message.rare and not self.rare_budget.take(time.monotonic()):
+            self._tell_too_fast("too many messages: slow down")
             return
         if isinstance(message, protocol.Arrange):
             # Only the latest arrangement matters: one being saved, the next waits, and any

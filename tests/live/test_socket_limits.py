@@ -380,3 +380,36 @@ async def test_one_accounts_lobby_sockets_are_capped_from_any_address() -> None:
     for ws, _first in opened:
         await ws.disconnect()
     await server_tasks.stop()
+
+
+@pytest.mark.slow
+@pytest.mark.players("duz", seed=3)
+async def test_a_socket_sends_its_seat_and_chat_messages_a_few_at_a_time(
+    monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
+) -> None:
+    """Sit, leave, ready, hide, the chat's: each writes and redraws the table for everyone,
+    and a person sends a few a minute. Past a small budget of their own (within the socket's)
+    they are dropped unread, with one too_fast. (A flood of them took another table's moves
+    from 21 to 100 ms at the median.)"""
+    carried_out = 0
+    perform = actions.perform
+
+    def counted(*args: Any, **kwargs: Any) -> None:
+        nonlocal carried_out
+        carried_out += 1
+        perform(*args, **kwargs)
+
+    monkeypatch.setattr(actions, "perform", counted)
+    ws = await table_socket(players.table_id, players.cookies[1], address="198.51.100.11")
+    await drain(ws)
+    started = time.monotonic()
+    for n in range(30):
+        kind = ("hide", "sit", "back")[n % 3]
+        await ws.send_to(text_data=json.dumps({"type": kind}))
+    frames = await drain(ws, 0.5)
+    refill = limits.RARE_MESSAGES_PER_SECOND * (time.monotonic() - started)
+    assert limits.RARE_MESSAGE_BURST <= carried_out <= limits.RARE_MESSAGE_BURST + refill + 1
+    assert sum('data-error="too_fast"' in f for f in frames) == 1
+    # A move is not one of them: it is carried out.
+    await ws.send_to(text_data=json.dumps({"type": "ping"}))
+    assert await ws.receive_from(timeout=5) == "pong"
