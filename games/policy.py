@@ -425,9 +425,20 @@ class SocketCounts:
     address_in_all: int = 0
 
 
-def check_open_socket(counts: SocketCounts) -> None:
+def check_open_socket(counts: SocketCounts, seated: bool = False) -> None:
     """May one more table socket open? Not past ``games.limits``: a flood of sockets from one
-    account or address costs every table's players (each socket is rendered for)."""
+    account or address costs every table's players (each socket is rendered for).
+
+    A player's socket at their own seat (``seated``) is held to their account's caps only:
+    strangers watching from the same address (a café, a school, a phone network) never lock a
+    player out of their own table. The address caps count spectators' sockets."""
+    if seated:
+        if (
+            counts.user_at_table >= limits.SOCKETS_PER_TABLE
+            or counts.user_in_all >= limits.SOCKETS_PER_USER
+        ):
+            raise GameError("too_many_sockets", "too many table connections are open from here")
+        return
     if (
         counts.user_at_table >= limits.SOCKETS_PER_TABLE
         or counts.address_at_table >= limits.SOCKETS_PER_TABLE

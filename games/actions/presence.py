@@ -162,7 +162,9 @@ def socket_opened(
             # The seat changed hands since the socket was admitted, or its table was deleted
             # meanwhile (a page reconnecting to it): the socket's frame closes it.
             return
-        policy.check_open_socket(_socket_counts(s.table_id, user.pk, address, channel_name, now))
+        policy.check_open_socket(
+            _socket_counts(s.table_id, user.pk, address, channel_name, now), seated=True
+        )
         # Another fresh socket of theirs (a second tab, a reconnect racing the old socket's
         # close): the table already shows them here, so nobody needs a new frame.
         already_here = (
@@ -186,8 +188,9 @@ def socket_opened(
 def _socket_counts(
     table_id: int, user_id: int | None, address: str | None, channel_name: str, now: Any
 ) -> policy.SocketCounts:
-    """The fresh table sockets of the user and of the address, at the table and in all, but
-    ``channel_name`` itself (a socket moving from watching to a seat): two queries."""
+    """The fresh table sockets of the user (seated or watching) and the address's watching
+    sockets, at the table and in all, but ``channel_name`` itself (a socket moving from
+    watching to a seat): two queries."""
     since = Presence.fresh_since(now)
     who = Q()
     if user_id is not None:
@@ -213,7 +216,14 @@ def _socket_counts(
 
     watching = counted(Watcher.objects, Q(table_id=table_id))
     seated = counted(Presence.objects, Q(seat__table_id=table_id))
-    return policy.SocketCounts(**{k: watching[k] + seated[k] for k in watching})
+    # An account's own sockets count wherever they are; an address's, where it watches (the
+    # players at their seats behind it are counted by their accounts: policy.check_open_socket).
+    return policy.SocketCounts(
+        user_at_table=watching["user_at_table"] + seated["user_at_table"],
+        user_in_all=watching["user_in_all"] + seated["user_in_all"],
+        address_at_table=watching["address_at_table"],
+        address_in_all=watching["address_in_all"],
+    )
 
 
 def socket_closed(channel_name: str) -> None:

@@ -23,7 +23,7 @@ from games.live import server_tasks
 from games.live.lobby_socket import LobbyConsumer
 from games.live.socket_guard import socket_address
 from games.live.table_socket import CLOSE_TOO_MANY, TableConsumer
-from games.models import Participant, Watcher
+from games.models import Participant, Presence, Watcher
 from tests.live_daphne import DaphneServer
 from tests.sockets import (
     Players,
@@ -105,6 +105,26 @@ async def test_one_address_may_open_only_so_many_sockets_on_a_table_and_in_all(
     await opened.pop(0).disconnect(timeout=10)
     again = await table_socket(table_id, address="203.0.113.9", first_frame=False)
     assert live_frames(await drain(again))
+
+
+@pytest.mark.slow
+@pytest.mark.players("duz", seed=3)
+async def test_strangers_watching_from_a_players_address_never_lock_them_out_of_their_seat(
+    players: Players, table_socket: TableSockets
+) -> None:
+    """A café: strangers behind the same address fill its spectator caps at this table; the
+    player seated here still connects (their own account's caps hold them), and is here."""
+    table_id, cafe = players.table_id, "203.0.113.77"
+    for _ in range(limits.SOCKETS_PER_TABLE):
+        await drain(await table_socket(table_id, address=cafe))
+    stranger = await table_socket(table_id, address=cafe, first_frame=False)
+    assert 'data-error="too_many_sockets"' in await stranger.receive_from(timeout=5)
+    player = await table_socket(table_id, players.cookies[0], address=cafe, first_frame=False)
+    frames = await drain(player)
+    assert live_frames(frames) and not any("too_many_sockets" in f for f in frames)
+    assert await database_sync_to_async(
+        Presence.objects.filter(seat__table_id=table_id, seat__position=0).exists
+    )()
 
 
 @pytest.mark.slow
