@@ -194,6 +194,8 @@ def parse(data: Any, allowed: typing.Collection[str] | None = None) -> Message:
     unknown = set(data) - set(fields) - {"type"}
     if unknown:
         raise GameError(cls.refusal, f"a {kind} message has no field {sorted(unknown)[0]!r}")
+    if not storable(data):
+        raise GameError(cls.refusal, f"a {kind} message holds a character that cannot be read")
     values = {}
     for name, f in fields.items():
         if name not in data:
@@ -208,6 +210,29 @@ def parse(data: Any, allowed: typing.Collection[str] | None = None) -> Message:
     if check is not None:
         check()
     return message
+
+
+def unreadable(text: str) -> bool:
+    """Whether ``text`` holds a NUL, another control character but tab and newlines, or a
+    lone surrogate (JSON's ``\\ud800``): nothing a person types, and what PostgreSQL refuses to
+    store (a NUL) or UTF-8 cannot encode (a lone surrogate)."""
+    return any(
+        (ord(c) < 32 and c not in "\t\n\r") or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF
+        for c in text
+    )
+
+
+def storable(value: Any, depth: int = 0) -> bool:
+    """Whether no string in the JSON value ``value`` (keys too) is :func:`unreadable`."""
+    if isinstance(value, str):
+        return not unreadable(value)
+    if depth > 20:
+        return False
+    if isinstance(value, dict):
+        return all(storable(k, depth + 1) and storable(v, depth + 1) for k, v in value.items())
+    if isinstance(value, list):
+        return all(storable(v, depth + 1) for v in value)
+    return True
 
 
 _HINTS: dict[type[Message], dict[str, Any]] = {}
