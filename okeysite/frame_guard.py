@@ -22,6 +22,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+from daphne.ws_protocol import WebSocketProtocol
+
 from accounts.limits import address_of
 from games import limits
 from games.live.socket_guard import OVER_BUDGET, TELL_AGAIN_AFTER, Bucket, Buckets
@@ -87,11 +89,7 @@ def guard(protocol: Any, payload: bytes, is_binary: bool, read: Any) -> None:
 
 
 def install() -> None:
-    """Put the budget in front of daphne's frame reader (once; a no-op without daphne)."""
-    try:
-        from daphne.ws_protocol import WebSocketProtocol
-    except ImportError:
-        return
+    """Put the budget in front of daphne's frame reader (once)."""
     read = WebSocketProtocol.onMessage
     if getattr(read, "okey_guarded", False):
         return

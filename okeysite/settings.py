@@ -133,8 +133,8 @@ MIDDLEWARE = [
     # A signed-in player's own language (their profile's, kept in the session) wins over the
     # cookie and Accept-Language that LocaleMiddleware read.
     "accounts.middleware.UserLanguageMiddleware",
-    # A NUL or a lone surrogate in a path or a form: 400 before any view (okeysite.unreadable),
-    # in the reader's language.
+    # A NUL in a path or a form: 400 before any view (okeysite.unreadable), in the reader's
+    # language.
     "okeysite.unreadable.RefuseUnreadable",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -1,11 +1,12 @@
-"""Requests holding characters nobody types are refused with 400 before any view runs.
+"""Requests holding a NUL are refused with 400 before any view runs.
 
 A NUL anywhere in a path, a query or a form (``/players/%00/``, a posted name) made
-PostgreSQL fail the query (500, a traceback in the log), and a lone surrogate cannot even be
-encoded. No view is written to expect them, so they are refused here, once, in the reader's
-language: the path, the query string's names and values, and a form's names and values
-(a form is read only after Django's own size limits, ``DATA_UPLOAD_MAX_MEMORY_SIZE``).
-Tabs and newlines pass. The same rule for socket messages: ``games.protocol.storable``.
+PostgreSQL fail the query (500, a traceback in the log). No view is written to expect one,
+so it is refused here, once, in the reader's language: in the path, the query string's names
+and values, and a form's names and values (a form is read only after Django's own size
+limits, ``DATA_UPLOAD_MAX_MEMORY_SIZE``).
+Other control characters pass to the fields' own cleaners (a display name drops them). The
+same rule for socket messages: ``games.protocol.storable``.
 """
 
 from __future__ import annotations

@@ -124,7 +124,10 @@ def wait_seated(page: Any, position: int) -> None:
 
 
 def sit_here(page: Any) -> None:
-    ui.settled(page)  # the seat controls are loaded again with each frame
+    # The seat controls are loaded again with each frame, the first one included: click the
+    # ones that are wired and staying.
+    ui.wait_for_first_frame(page)
+    ui.settled(page)
     page.locator('[data-action="sit"]').first.click()
 
 
