@@ -47,19 +47,27 @@ SEARCHING_LEVELS = (Seat.Bot.EXPERT,)
 HOUSEKEEPING_SECONDS = 1.0
 
 
+# How often the clock looks for open tables nobody has been at (limits.IDLE_TABLE_MINUTES).
+IDLE_TABLES_SECONDS = 60.0
+
+
 class Housekeeping:
     """For a loop of passes: whether this pass should do the housekeeping (the first, then
-    one every ``HOUSEKEEPING_SECONDS``)."""
+    one every ``seconds``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, seconds: float = HOUSEKEEPING_SECONDS) -> None:
         self.last: float | None = None
+        self.seconds = seconds
 
     def due(self) -> bool:
         now = time.monotonic()
-        if self.last is not None and now - self.last < HOUSEKEEPING_SECONDS:
+        if self.last is not None and now - self.last < self.seconds:
             return False
         self.last = now
         return True
+
+
+_idle_tables = Housekeeping(IDLE_TABLES_SECONDS)
 
 
 def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:
@@ -126,6 +134,11 @@ def tick(
             actions.mark_gone_players_away(grace_seconds, now)
         except Exception:
             log.exception("marking gone players away failed")
+        if _idle_tables.due():
+            try:
+                actions.close_idle_tables(now)
+            except Exception:
+                log.exception("closing idle tables failed")
     played = 0
     for table_id in (
         Table.objects.filter(quick=True, status=Table.Status.OPEN, fill_at__lte=now)

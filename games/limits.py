@@ -66,3 +66,8 @@ OPEN_TABLES_PER_GUEST_ADDRESS = 6
 # How many tables one address may ask to open in an hour (counted in the cache, before the
 # form is read: accounts.limits.Rate).
 NEW_TABLES_PER_HOUR = 12
+
+# An open table a player opened where no player has been for this long closes (its players
+# gone, nobody connected): the lobby cannot be filled with tables that never expire. The
+# site's own tables (the demo's, an organiser's) are not closed.
+IDLE_TABLE_MINUTES = 30

@@ -33,6 +33,7 @@ from games.actions.matches import deal_next_hand, end_match, ready, rematch, sta
 from games.actions.moves import Played, arrange, play, submit
 from games.actions.presence import (
     announce_stale_sockets,
+    close_idle_tables,
     lobby_socket_closed,
     lobby_socket_opened,
     mark_gone_players_away,
@@ -101,6 +102,7 @@ __all__ = [
     "lobby_socket_opened",
     "announce_stale_sockets",
     "mark_gone_players_away",
+    "close_idle_tables",
     "mute_chat",
     "name_changed",
     "open_table",

@@ -9,11 +9,12 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Q
+from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
-from games import policy, reads
+from games import limits, policy, reads
 from games.actions import events
+from games.actions.tables import locked_table
 from games.models import (
     LobbyPresence,
     Presence,
@@ -273,3 +274,37 @@ def sessions_ended(*, user_id: int | None = None, session_key: str | None = None
     ended: their open table and lobby sockets close after commit, so that a copied session
     signed out over HTTP cannot keep playing or chatting over a socket opened before."""
     events.to_sessions(user_id=user_id, session_key=session_key)
+
+
+def close_idle_tables(now: Any = None, limit: int = 200) -> int:
+    """Close the open tables that players opened (not the site's or an organiser's) where no
+    player has been for ``limits.IDLE_TABLE_MINUTES``: no seat's socket is open, and no one
+    sat down or was last seen there since. A table nobody comes back to leaves the lobby, and
+    its creator's count of open tables, so that the lobby cannot be filled with tables that
+    never expire. Returns how many were closed."""
+    now = now or timezone.now()
+    cutoff = now - timedelta(minutes=limits.IDLE_TABLE_MINUTES)
+    fresh = Presence.objects.filter(
+        seat__table_id=OuterRef("pk"), seen_at__gte=Presence.fresh_since(now)
+    )
+    lately = Seat.objects.filter(table_id=OuterRef("pk"), last_seen__gt=cutoff)
+    idle = (
+        Table.objects.filter(
+            status=Table.Status.OPEN, created_by__isnull=False, created_at__lte=cutoff
+        )
+        .exclude(Exists(fresh))
+        .exclude(Exists(lately))
+    )
+    closed = 0
+    for table_id in list(idle.values_list("pk", flat=True)[:limit]):
+        with transaction.atomic():
+            t, _seats = locked_table(table_id)
+            if not idle.filter(pk=table_id).exists():
+                continue  # someone came, or it started or closed, meanwhile
+            t.status = Table.Status.FINISHED
+            t.save(update_fields=["status"])
+        closed += 1
+        events.to_table(events.table_changed(table_id))
+    if closed:
+        events.to_lobby()
+    return closed

@@ -15,8 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 from django.utils import timezone
 
-from games import actions, audit, clock, engine
-from games.models import Hand, Match, Move, Presence, Seat
+from games import actions, audit, clock, engine, limits
+from games.catalog import ensure_variants
+from games.models import Hand, Match, Move, Presence, Seat, Table
 from tests.play import bot_table, connect, seed_of, user_table
 from tests.users import make_user
 
@@ -466,3 +467,43 @@ def test_a_stalled_servers_heartbeat_brings_its_players_back_and_tells_the_table
     with django_capture_on_commit_callbacks(execute=True):  # a beat of fresh rows: quiet
         actions.sockets_alive([f"test-socket-{seat.pk}"], [])
     assert sent == []
+
+
+# ----------------------------------------------------------------------------- idle tables
+def test_an_open_table_nobody_has_been_at_for_a_while_closes_and_leaves_the_lobby() -> None:
+    """A table a player opened, where no player has been for IDLE_TABLE_MINUTES (no socket
+    open, nobody sat down or was seen since), closes: the lobby cannot be filled with tables
+    that never expire. The site's own tables (the demo's, an organiser's) stay; so does one
+    where a player is connected, or was lately."""
+    ensure_variants()
+    now = timezone.now()
+    long_ago = now - timedelta(minutes=limits.IDLE_TABLE_MINUTES + 1)
+    idle = actions.open_table(variant="duz", user=make_user("gone"), name="Idle")
+    watched = actions.open_table(variant="duz", user=make_user("here"), name="Here")
+    actions.open_table(variant="duz", user=make_user("lately"), name="Lately")  # sat just now
+    site = actions.create_table(variant="duz", created_by=None, name="Demo")
+    Table.objects.update(created_at=long_ago)
+    Seat.objects.filter(table__in=[idle, watched, site]).update(last_seen=long_ago)
+    here = Seat.objects.get(table=watched, position=0)
+    actions.socket_opened(here, here.user, "idle-test-socket")
+    Seat.objects.filter(pk=here.pk).update(last_seen=long_ago)
+    assert actions.close_idle_tables(now) == 1
+    status = dict(Table.objects.values_list("name", "status"))
+    assert status == {
+        "Idle": Table.Status.FINISHED,
+        "Here": Table.Status.OPEN,
+        "Lately": Table.Status.OPEN,
+        "Demo": Table.Status.OPEN,
+    }
+    # Its player may open another at once: it no longer counts as one of theirs.
+    assert actions.seats.live_elsewhere(Seat.objects.get(table=idle, position=0).user) is None
+    assert actions.close_idle_tables(now) == 0
+
+
+def test_the_clock_closes_idle_tables_once_a_minute(monkeypatch: pytest.MonkeyPatch) -> None:
+    closed: list[Any] = []
+    monkeypatch.setattr(actions, "close_idle_tables", lambda now: closed.append(now))
+    monkeypatch.setattr(clock, "_idle_tables", clock.Housekeeping(clock.IDLE_TABLES_SECONDS))
+    for _ in range(3):
+        clock.tick()
+    assert len(closed) == 1
