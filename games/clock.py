@@ -28,6 +28,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
@@ -68,6 +69,40 @@ class Housekeeping:
 
 
 _idle_tables = Housekeeping(IDLE_TABLES_SECONDS)
+
+# The database cannot be reached (a lost connection, a restart, no connection from the pool).
+UNREACHABLE = (OperationalError, InterfaceError)
+
+
+class Outage:
+    """What a loop that keeps retrying (the clock, the presence heartbeat) says about the
+    database being unreachable: one line when it goes (not a traceback a pass), one when it
+    answers again with how long it was gone, and meanwhile nothing. ``settled(seconds)``:
+    whether it has answered for at least that long since it came back (a player whose socket
+    stayed open throughout looks gone until their server's heartbeat has written again)."""
+
+    def __init__(self, what: str) -> None:
+        self.what = what
+        self.since: float | None = None  # when it went, during an outage
+        self.back_at = float("-inf")  # when it last came back
+
+    def failed(self, exc: BaseException) -> None:
+        if self.since is None:
+            self.since = time.monotonic()
+            log.warning("%s: the database is unreachable (%s); retrying", self.what, exc)
+
+    def answered(self) -> None:
+        if self.since is not None:
+            gone = time.monotonic() - self.since
+            self.since, self.back_at = None, time.monotonic()
+            log.warning("%s: the database answers again after %.0f s", self.what, gone)
+
+    def settled(self, seconds: float) -> bool:
+        return self.since is None and time.monotonic() - self.back_at >= seconds
+
+
+# The clock's own (one per process that runs passes).
+outage = Outage("the clock")
 
 
 def due_hands(now: Any, bot_delay: float = 0.0, think_ms: float = 0.0) -> list[int]:
@@ -131,12 +166,19 @@ def tick(
     if housekeeping:
         try:
             actions.announce_stale_sockets(now)
-            actions.mark_gone_players_away(grace_seconds, now)
+            # After an outage the players whose sockets stayed open look gone until their
+            # servers' heartbeats have written again: not away for the outage's length.
+            if outage.settled(grace_seconds):
+                actions.mark_gone_players_away(grace_seconds, now)
+        except UNREACHABLE:
+            raise  # the pass fails as a whole: one line per outage (Outage)
         except Exception:
             log.exception("marking gone players away failed")
         if _idle_tables.due():
             try:
                 actions.close_idle_tables(now)
+            except UNREACHABLE:
+                raise
             except Exception:
                 log.exception("closing idle tables failed")
     played = 0
@@ -147,6 +189,8 @@ def tick(
     ):
         try:
             actions.fill_with_bots(table_id, now)
+        except UNREACHABLE:
+            raise
         except Exception:
             log.exception("the clock could not seat the bots of table %s", table_id)
     for match_id in Match.objects.filter(
@@ -155,6 +199,8 @@ def tick(
         try:
             if actions.deal_next_hand(match_id, now=now) is not None:
                 played += 1
+        except UNREACHABLE:
+            raise
         except Exception:
             log.exception("the clock could not deal the next hand of match %s", match_id)
     for hand_id in due_hands(now, bot_delay, think_ms):
@@ -162,6 +208,8 @@ def tick(
             played += run_hand(hand_id, now, think_ms)
         except Hand.DoesNotExist:  # deleted while we played it (its table was removed)
             log.info("hand %s is gone; nothing to play", hand_id)
+        except UNREACHABLE:
+            raise
         except Exception:
             log.exception("the clock could not play hand %s; trying it again later", hand_id)
             actions.set_aside(hand_id)

@@ -38,7 +38,7 @@ from django.db import close_old_connections
 
 from games import actions, reads
 from games.actions import broadcast, events
-from games.clock import Housekeeping, paused, tick
+from games.clock import UNREACHABLE, Housekeeping, Outage, outage, paused, tick
 from games.live import loop_reads
 from games.models import Presence
 
@@ -153,6 +153,10 @@ def _beat(
     return online
 
 
+# The presence heartbeat's word about the database (one line per outage).
+heartbeat_outage = Outage("the presence heartbeat")
+
+
 async def _heartbeat() -> None:
     beat = _in_thread(_beat)
     online: int | None = None
@@ -162,6 +166,9 @@ async def _heartbeat() -> None:
             online = await beat(
                 sorted(table_sockets), sorted(lobby_sockets), sorted(watch_sockets), online
             )
+            heartbeat_outage.answered()
+        except UNREACHABLE as exc:  # one line per outage; the next beat retries
+            heartbeat_outage.failed(exc)
         except Exception:  # the next beat retries; a missed one is within FRESH
             log.exception("the presence heartbeat failed")
 
@@ -245,6 +252,10 @@ async def _clock() -> None:
             began = loop.time()
             try:
                 played = await one_pass(housekeeping.due())
+                outage.answered()
+            except UNREACHABLE as exc:  # one line per outage; the next pass retries
+                outage.failed(exc)
+                played = 0
             except Exception:  # keep the clock running; the next pass retries
                 log.exception("clock pass failed; retrying")
                 played = 0

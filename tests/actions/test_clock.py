@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from datetime import timedelta
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connection, connections
+from django.db import OperationalError, connection, connections
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
@@ -507,3 +508,55 @@ def test_the_clock_closes_idle_tables_once_a_minute(monkeypatch: pytest.MonkeyPa
     for _ in range(3):
         clock.tick()
     assert len(closed) == 1
+
+
+# ----------------------------------------------------------------------------- outages
+def test_an_outage_is_told_in_one_line_when_it_goes_and_one_when_it_is_back(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The clock retried every 0.3 s while PostgreSQL was down and logged two tracebacks each
+    time (about seven a second): now one line when it goes, one when it answers again."""
+    caplog.set_level(logging.INFO, logger="games.clock")
+    outage = clock.Outage("the clock")
+    for _ in range(20):
+        outage.failed(OperationalError("connection refused"))
+    assert not outage.settled(0)
+    outage.answered()
+    outage.answered()
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2 and "unreachable" in lines[0] and "answers again" in lines[1]
+    assert not any(r.exc_info for r in caplog.records)
+    assert not outage.settled(20) and outage.settled(0)
+
+
+def test_a_pass_that_cannot_reach_the_database_fails_as_a_whole_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO)
+
+    def down(*args: Any) -> None:
+        raise OperationalError("the database is down")
+
+    monkeypatch.setattr(actions, "announce_stale_sockets", down)
+    with pytest.raises(OperationalError):
+        clock.tick()
+    assert not [r for r in caplog.records if r.exc_info]
+
+
+def test_after_an_outage_players_connected_throughout_are_not_marked_away(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Their servers' heartbeats could not write during the outage, so their sockets look
+    gone: away is marked again only once the database has answered for the grace period."""
+    table, users = user_table("okey51")
+    actions.start_match(table, by=actions.SYSTEM, seed=seed_of(24))
+    Seat.objects.filter(table=table).update(last_seen=timezone.now() - timedelta(minutes=5))
+    outage = clock.Outage("the clock")
+    monkeypatch.setattr(clock, "outage", outage)
+    outage.failed(OperationalError("down"))
+    outage.answered()  # back just now
+    clock.tick(grace_seconds=20)
+    assert not Seat.objects.filter(table=table, away=True).exists()
+    outage.back_at -= 21  # the grace period since it came back
+    clock.tick(grace_seconds=20)
+    assert Seat.objects.filter(table=table, away=True).count() == 4

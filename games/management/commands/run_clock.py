@@ -15,7 +15,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from games.clock import Housekeeping, tick
+from games.clock import UNREACHABLE, Housekeeping, outage, tick
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,10 @@ class Command(BaseCommand):
                     think_ms=options["think_ms"],
                     housekeeping=housekeeping.due(),
                 )
+                outage.answered()
+            except UNREACHABLE as exc:  # one line per outage; the next pass retries
+                outage.failed(exc)
+                played = 0
             except Exception:  # keep the clock running; the next pass retries
                 log.exception("clock pass failed; retrying")
                 played = 0
