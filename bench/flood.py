@@ -94,12 +94,14 @@ def prepare(env: dict[str, str]) -> dict[str, Any]:
     return {"tables": tables, "cookies": cookies, "cookie_name": settings.SESSION_COOKIE_NAME}
 
 
-async def connect(port: int, table: int, cookie: str | None, name: str) -> Any:
+async def connect(port: int, table: int | None, cookie: str | None = None, name: str = "") -> Any:
+    """A table's socket (the lobby's, when ``table`` is None), signed in with ``cookie``."""
     from websockets.asyncio.client import connect as ws_connect
 
     headers = {"Cookie": f"{name}={cookie}"} if cookie else {}
+    path = f"/ws/tables/{table}/" if table is not None else "/ws/lobby/"
     return await ws_connect(
-        f"ws://127.0.0.1:{port}/ws/tables/{table}/",
+        f"ws://127.0.0.1:{port}{path}",
         origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
         additional_headers=headers,
         compression=None,
@@ -281,21 +283,12 @@ async def drain(ws: Any) -> None:
 
 async def lobby_flood(port: int, sockets: int) -> Any:
     """``sockets`` lobby sockets from one address, opened at once and kept."""
-    from websockets.asyncio.client import connect as ws_connect
-
     accepted = 0
 
     async def one() -> Any:
         nonlocal accepted
         try:
-            ws = await ws_connect(
-                f"ws://127.0.0.1:{port}/ws/lobby/",
-                origin=f"http://127.0.0.1:{port}",  # type: ignore[arg-type]
-                compression=None,
-                ping_interval=None,
-                max_size=None,
-                proxy=None,
-            )
+            ws = await connect(port, None)
         except Exception:  # refused at the handshake
             return None
         first = await asyncio.wait_for(ws.recv(), 30)

@@ -38,6 +38,25 @@ from tests.users import make_user
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+class Performed:
+    """Counts the messages the actions carry out (``actions.perform``), those of ``kind`` if
+    given; each of those takes ``delay`` seconds more (a busy database)."""
+
+    def __init__(
+        self, monkeypatch: pytest.MonkeyPatch, kind: type | None = None, delay: float = 0.0
+    ) -> None:
+        self.count = 0
+        perform = actions.perform
+
+        def counted(message: Any, sender: Any) -> Any:
+            if kind is None or isinstance(message, kind):
+                self.count += 1
+                time.sleep(delay)
+            return perform(message, sender)
+
+        monkeypatch.setattr(actions, "perform", counted)
+
+
 class Renders:
     """Counts the table reads-and-renders the sockets of this process make for their
     viewers (``TableConsumer._render``: a read of the table and a render)."""
@@ -147,15 +166,7 @@ async def test_one_account_may_open_only_so_many_sockets_on_a_table(
 async def test_a_socket_whose_messages_keep_being_refused_is_dropped_to_silence(
     monkeypatch: pytest.MonkeyPatch, players: Players, table_socket: TableSockets
 ) -> None:
-    carried_out = 0
-    perform = actions.perform
-
-    def counted(*args: Any, **kwargs: Any) -> None:
-        nonlocal carried_out
-        carried_out += 1
-        perform(*args, **kwargs)
-
-    monkeypatch.setattr(actions, "perform", counted)
+    carried_out = Performed(monkeypatch)
     ws = await table_socket(players.table_id, players.cookies[1], address="198.51.100.8")
     await drain(ws)
     bad = {"type": "move", "hand": players.hand.pk, "move": {"do": "draw"}}  # not their turn
@@ -164,7 +175,7 @@ async def test_a_socket_whose_messages_keep_being_refused_is_dropped_to_silence(
     frames = await drain(ws, 1.0)
     codes = [f.split('data-error="')[1].split('"')[0] for f in frames if "data-error" in f]
     # The database saw only the first refusals; then one word that it is too fast.
-    assert carried_out == limits.REFUSALS_ALLOWED
+    assert carried_out.count == limits.REFUSALS_ALLOWED
     assert codes.count("not_your_turn") + codes.count("not_your_seat") <= len(codes)
     assert codes.count("too_fast") == 1 and len(codes) == limits.REFUSALS_ALLOWED + 1
 
@@ -303,17 +314,8 @@ async def test_arrangements_sent_faster_than_they_are_saved_are_coalesced_to_the
     seat = 1
     ws = await table_socket(players.table_id, players.cookies[seat], address="198.51.100.10")
     await drain(ws)
-    saved = 0
-    perform = actions.perform
-
-    def counted(message: Any, sender: Any) -> Any:
-        nonlocal saved
-        if isinstance(message, protocol.Arrange):
-            saved += 1
-            time.sleep(0.05)  # a busy database: the next ones arrive while this one saves
-        return perform(message, sender)
-
-    monkeypatch.setattr(actions, "perform", counted)
+    # A busy database: the next ones arrive while one saves.
+    saved = Performed(monkeypatch, protocol.Arrange, delay=0.05)
     rack = await database_sync_to_async(lambda: players.hand.engine_hand().racks[seat])()
     tiles = sorted(engine.format_tile(t) for t in rack)
     layouts = []
@@ -325,7 +327,7 @@ async def test_arrangements_sent_faster_than_they_are_saved_are_coalesced_to_the
             text_data=json.dumps({"type": "arrange", "hand": players.hand.pk, "layout": layout})
         )
     await drain(ws, 1.0)
-    assert 1 <= saved < len(layouts)
+    assert 1 <= saved.count < len(layouts)
     stored = await database_sync_to_async(
         lambda: list(Participant.objects.get(hand=players.hand, position=seat).layout or [])
     )()
@@ -411,15 +413,7 @@ async def test_a_socket_sends_its_seat_and_chat_messages_a_few_at_a_time(
     and a person sends a few a minute. Past a small budget of their own (within the socket's)
     they are dropped unread, with one too_fast. (A flood of them took another table's moves
     from 21 to 100 ms at the median.)"""
-    carried_out = 0
-    perform = actions.perform
-
-    def counted(*args: Any, **kwargs: Any) -> None:
-        nonlocal carried_out
-        carried_out += 1
-        perform(*args, **kwargs)
-
-    monkeypatch.setattr(actions, "perform", counted)
+    carried_out = Performed(monkeypatch)
     ws = await table_socket(players.table_id, players.cookies[1], address="198.51.100.11")
     await drain(ws)
     started = time.monotonic()
@@ -428,7 +422,7 @@ async def test_a_socket_sends_its_seat_and_chat_messages_a_few_at_a_time(
         await ws.send_to(text_data=json.dumps({"type": kind}))
     frames = await drain(ws, 0.5)
     refill = limits.RARE_MESSAGES_PER_SECOND * (time.monotonic() - started)
-    assert limits.RARE_MESSAGE_BURST <= carried_out <= limits.RARE_MESSAGE_BURST + refill + 1
+    assert limits.RARE_MESSAGE_BURST <= carried_out.count <= limits.RARE_MESSAGE_BURST + refill + 1
     assert sum('data-error="too_fast"' in f for f in frames) == 1
     # A move is not one of them: it is carried out.
     await ws.send_to(text_data=json.dumps({"type": "ping"}))
