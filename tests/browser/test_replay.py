@@ -26,6 +26,12 @@ def finished_hand() -> Hand:
     return hand
 
 
+def at_step(page: Any, hand: Hand, step: int) -> None:
+    """Wait until the page shows ``step`` and its address is that step's."""
+    page.locator(f'#replay-step[data-step="{step}"]').wait_for(timeout=10_000)
+    page.wait_for_url(re.compile(rf"/hands/{hand.pk}/step/{step}/$"), timeout=10_000)
+
+
 def test_the_keys_step_through_a_replay_without_reloading(
     daphne_live_server: DaphneServer, chromium_page: Any
 ) -> None:
@@ -37,8 +43,7 @@ def test_the_keys_step_through_a_replay_without_reloading(
     page.evaluate("() => { window.__sameDocument = true; }")
 
     def at(step: int) -> None:
-        page.locator(f'#replay-step[data-step="{step}"]').wait_for(timeout=10_000)
-        page.wait_for_url(re.compile(rf"/hands/{hand.pk}/step/{step}/$"), timeout=10_000)
+        at_step(page, hand, step)
 
     page.keyboard.press("ArrowRight")
     at(1)
@@ -74,8 +79,7 @@ def test_quick_presses_each_take_a_step_and_the_address_and_back_follow_the_step
     page.evaluate("() => { window.__sameDocument = true; }")
 
     def at(step: int) -> None:
-        page.locator(f'#replay-step[data-step="{step}"]').wait_for(timeout=10_000)
-        page.wait_for_url(re.compile(rf"/hands/{hand.pk}/step/{step}/$"), timeout=10_000)
+        at_step(page, hand, step)
         ui.settled(page)
         assert page.locator("[data-replay-position]").inner_text().startswith(f"Step {step} ")
 
