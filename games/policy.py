@@ -449,11 +449,15 @@ def check_open_socket(counts: SocketCounts, seated: bool = False) -> None:
 
 
 # ----------------------------------------------------------------------------- quick play
-# "Play now" seats people together; a player who left LEAVE_LIMIT matches in LEAVE_WINDOW,
-# and finished none since the latest, waits LEAVE_COOLDOWN after it before being seated.
+# A player who left LEAVE_LIMIT matches in LEAVE_WINDOW, and finished none since the latest,
+# waits LEAVE_COOLDOWN after it before being seated anywhere with people (Play now, a lobby
+# table, an invite, a table they open; practice with bots stays open).
 LEAVE_LIMIT: Final = 3
 LEAVE_WINDOW: Final = timedelta(hours=24)
 LEAVE_COOLDOWN: Final = timedelta(minutes=10)
+# A match finished after the latest leave lifts the wait only if the player played this many
+# of its moves themselves, with another person at the table (not bots playing it for them).
+LEAVE_LIFTED_BY_MOVES: Final = 8
 
 
 def check_quick_play(

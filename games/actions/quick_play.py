@@ -20,16 +20,23 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from games import engine, policy
 from games.actions import events
 from games.actions.matches import start_match
-from games.actions.seats import PLAY_NOW_LEVEL, PLAY_NOW_LEVELS, live_elsewhere, sit, stand
+from games.actions.seats import (
+    PLAY_NOW_LEVEL,
+    PLAY_NOW_LEVELS,
+    check_cooldown,
+    live_elsewhere,
+    sit,
+    stand,
+)
 from games.actions.tables import create_table, locked_table
 from games.errors import GameError
-from games.models import Abandonment, Hand, Match, Participant, Seat, Table, Variant
+from games.models import Match, Seat, Table, Variant
 
 # Refusals of a table that changed between choosing it and sitting there (the clock filled
 # it, or its last seat was taken): the next table is tried.
@@ -63,7 +70,7 @@ def quick_play(
             if waiting.variant_id == v.pk and Table.objects.filter(same, pk=waiting.pk).exists():
                 return waiting  # pressed again: still waiting at the same table
             stand(waiting, user)  # they want another game now: the seat goes to whoever comes
-        _check_cooldown(user, now)
+        check_cooldown(user, now)
         policy.check_open_table(user, live_elsewhere(user))
         found = [*_forming(v, same), *_waiting_for_players(v, same), *_seat_between_hands(v, same)]
         for table in found:
@@ -98,40 +105,6 @@ def _forming_seat_of(user: Any) -> Table | None:
         .first()
     )
     return seat.table if seat is not None else None
-
-
-def _check_cooldown(user: Any, now: datetime) -> None:
-    """Read what the leave rule needs (``policy.check_quick_play``): the player's recent
-    abandonments and, only when there are enough of them to matter, when a match they played
-    to its end last finished."""
-    uid = policy.viewer_id(user)
-    abandoned = list(
-        Abandonment.objects.filter(user_id=uid, at__gt=now - policy.LEAVE_WINDOW).values_list(
-            "at", flat=True
-        )
-    )
-    last_finished = None
-    if len(abandoned) >= policy.LEAVE_LIMIT:
-        last_finished = _last_finished(uid)
-    policy.check_quick_play(user, abandoned, last_finished, now)
-
-
-def _last_finished(uid: int | None) -> datetime | None:
-    """When the latest match that ``uid`` played to its end finished: they held their seat in
-    its last hand (a ``Participant`` row of theirs they did not leave), and left it at no
-    point (no ``Abandonment``)."""
-    later_hand = Hand.objects.filter(
-        match_id=OuterRef("hand__match_id"), number__gt=OuterRef("hand__number")
-    )
-    left = Abandonment.objects.filter(user_id=uid, match_id=OuterRef("hand__match_id"))
-    found = (
-        Participant.objects.filter(
-            user_id=uid, left_at__isnull=True, hand__match__status=Match.Status.FINISHED
-        )
-        .filter(~Exists(later_hand), ~Exists(left))
-        .aggregate(at=Max("hand__match__finished_at"))
-    )
-    return found["at"]  # type: ignore[no-any-return]
 
 
 def _counted(tables: QuerySet[Table]) -> QuerySet[Table]:

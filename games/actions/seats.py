@@ -6,11 +6,13 @@ take a seat, so two requests of theirs are checked one after the other."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from accounts.models import Profile, display_name
@@ -23,6 +25,7 @@ from games.models import (
     Abandonment,
     Hand,
     Match,
+    Move,
     Participant,
     Seat,
     Table,
@@ -36,9 +39,12 @@ def sit(
     position: int | None = None,
     *,
     invite: str | None = None,
+    with_people: bool = True,
 ) -> Seat:
     """Seat a player at an empty place (the first free one if none is named), or give them
-    their own seat back (an away player returns)."""
+    their own seat back (an away player returns). A player who left matches often waits
+    before a new seat, whichever way they come to it (``check_cooldown``), unless the table is
+    theirs alone with bots (``with_people`` false: practice)."""
     with transaction.atomic():
         visibility_changed(table.pk if isinstance(table, Table) else table)
         t, seats = locked_table(table)
@@ -47,6 +53,8 @@ def sit(
         vacated = vacated_seats(t, seats)
         played = bool(vacated) and played_in_match(t, user)
         seat = policy.check_sit(t, seats, user, position, invite, elsewhere, vacated, played)
+        if seat.user_id != user.pk and with_people:
+            check_cooldown(user, timezone.now())
         if seat.user_id == user.pk:
             if seat.away:
                 seat.away = False
@@ -89,6 +97,62 @@ def vacated_seats(t: Table, seats: list[Seat]) -> set[int]:
     if match is None or match.next_hand_at is None:
         return set()
     return {s.position for s in seats if s.stand_in and not s.user_id}
+
+
+def check_cooldown(user: Any, now: datetime) -> None:
+    """Read what the leave rule needs (``policy.check_quick_play``): the player's recent
+    abandonments and, only when there are enough of them to matter, when a match they played
+    to its end last finished."""
+    uid = policy.viewer_id(user)
+    abandoned = list(
+        Abandonment.objects.filter(user_id=uid, at__gt=now - policy.LEAVE_WINDOW).values_list(
+            "at", flat=True
+        )
+    )
+    last_finished = None
+    if len(abandoned) >= policy.LEAVE_LIMIT:
+        last_finished = _last_finished(uid, max(abandoned))
+    policy.check_quick_play(user, abandoned, last_finished, now)
+
+
+def _last_finished(uid: int | None, since: datetime) -> datetime | None:
+    """When the latest match that ``uid`` played to its end finished, after ``since``: they
+    held their seat in its last hand (a ``Participant`` row of theirs they did not leave),
+    left it at no point (no ``Abandonment``), played it with another person (not practice),
+    and played ``policy.LEAVE_LIFTED_BY_MOVES`` of its moves themselves (a match the bots
+    played for them while they were away does not count)."""
+    later_hand = Hand.objects.filter(
+        match_id=OuterRef("hand__match_id"), number__gt=OuterRef("hand__number")
+    )
+    left = Abandonment.objects.filter(user_id=uid, match_id=OuterRef("hand__match_id"))
+    another = Participant.objects.filter(
+        hand__match_id=OuterRef("hand__match_id"), user__isnull=False
+    ).exclude(user_id=uid)
+    finished = (
+        Participant.objects.filter(
+            user_id=uid,
+            left_at__isnull=True,
+            hand__match__status=Match.Status.FINISHED,
+            hand__match__finished_at__gt=since,
+        )
+        .filter(~Exists(later_hand), ~Exists(left), Exists(another))
+        .order_by("-hand__match__finished_at")
+        .values_list("hand__match_id", "hand__match__finished_at")
+    )
+    for match_id, finished_at in finished[:20]:
+        own = Move.objects.filter(hand__match_id=match_id, user_id=uid, by=Move.By.USER).count()
+        if own >= policy.LEAVE_LIFTED_BY_MOVES:
+            return finished_at  # type: ignore[no-any-return]
+    return None
+
+
+def _with_another_person(match: Match, user_id: Any) -> bool:
+    """Whether a person other than ``user_id`` played in the match (a seat of its hands)."""
+    return (
+        Participant.objects.filter(hand__match=match, user__isnull=False)
+        .exclude(user_id=user_id)
+        .exists()
+    )
 
 
 def played_in_match(t: Table, user: Any) -> bool:
@@ -193,9 +257,13 @@ def leave_table(table: Table | int, user: AbstractBaseUser) -> Seat:
                 t.save(update_fields=["status"])
         else:
             now = timezone.now()
-            Abandonment.objects.get_or_create(
-                user_id=seat.user_id, match=match, defaults={"position": seat.position, "at": now}
-            )
+            # Leaving a match played with bots alone (practice) costs nobody anything.
+            if _with_another_person(match, seat.user_id):
+                Abandonment.objects.get_or_create(
+                    user_id=seat.user_id,
+                    match=match,
+                    defaults={"position": seat.position, "at": now},
+                )
             _to_stand_in(t, seat, t.fill_level or policy.STAND_IN_LEVEL)
             if not any(s.user_id for s in seats if s.pk != seat.pk):
                 end_match(match, by=policy.SYSTEM, reason="every player left")
@@ -347,7 +415,7 @@ def play_now(
         lock_user(user)
         policy.check_open_table(user, live_elsewhere(user))
         table = create_table(variant=variant, created_by=user, options=options)
-        sit(table, user, 0)
+        sit(table, user, 0, with_people=False)
         for position in range(1, table.players):
             add_bot(table, position, level, by=user)
         return start_match(table, by=user, seed=seed)

@@ -21,7 +21,7 @@ from django.utils import timezone
 from games import actions, clock, policy, reads
 from games.catalog import ensure_variants
 from games.errors import GameError
-from games.models import Abandonment, Hand, Match, Participant, Seat, Table
+from games.models import Abandonment, Hand, Match, Move, Participant, Seat, Table
 from tests.live_daphne import fail_or_skip
 from tests.play import bot_table, seed_of
 from tests.users import SignedIn, make_user
@@ -342,9 +342,31 @@ def left_matches(user: Any, *ago_minutes: float) -> list[Match]:
     return matches
 
 
-def finished_match_of(user: Any, minutes_ago: float = 0, **participant: Any) -> Match:
-    """A match ``user`` played to its end (their seat in its last hand), finished then."""
-    match = actions.play_now(user, "duz", seed=seed_of(400))
+def finished_match_of(
+    user: Any,
+    minutes_ago: float = 0,
+    *,
+    practice: bool = False,
+    own_moves: int = policy.LEAVE_LIFTED_BY_MOVES,
+    **participant: Any,
+) -> Match:
+    """A match ``user`` played to its end (their seat in its last hand) with another person
+    (or alone with bots: ``practice``), ``own_moves`` of its moves theirs, finished then."""
+    if practice:
+        match = actions.play_now(user, "duz", seed=seed_of(400))
+    else:
+        ensure_variants()
+        table = actions.create_table(variant="duz", created_by=None)
+        Seat.objects.filter(table=table, position=0).update(user=user)
+        Seat.objects.filter(table=table, position=1).update(user=make_user(f"with-{user.pk}"))
+        for position in (2, 3):
+            actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
+        match = actions.start_match(table, by=actions.SYSTEM, seed=seed_of(400))
+    hand = match.hands.get()
+    Move.objects.bulk_create(
+        Move(hand=hand, number=1000 + n, seat=0, action={}, by=Move.By.USER, user=user)
+        for n in range(own_moves)
+    )
     Participant.objects.filter(hand__match=match, user=user).update(**participant)
     at = timezone.now() - timedelta(minutes=minutes_ago)
     Match.objects.filter(pk=match.pk).update(status=Match.Status.FINISHED, finished_at=at)
@@ -404,6 +426,70 @@ def test_a_match_not_played_to_its_end_after_the_leaves_does_not(
     with pytest.raises(GameError) as refused:
         actions.quick_play(ayse, "classic")
     assert refused.value.code == "leave_cooldown"
+
+
+@pytest.mark.parametrize(
+    "kind",
+    [{"practice": True}, {"own_moves": policy.LEAVE_LIFTED_BY_MOVES - 1}],
+    ids=["practice", "played-by-the-bots-while-away"],
+)
+def test_a_practice_match_or_one_the_bots_played_for_them_does_not_lift_it(
+    kind: dict[str, Any],
+) -> None:
+    """A match played with bots alone, or one whose moves the bots made for them while they
+    were away, lifted the wait in 33 s: it does not any more."""
+    ayse = make_user("ayse")
+    left_matches(ayse, 300, 60, 8)
+    finished_match_of(ayse, minutes_ago=1, **kind)
+    with pytest.raises(GameError) as refused:
+        actions.quick_play(ayse, "classic")
+    assert refused.value.code == "leave_cooldown"
+
+
+def test_the_wait_holds_at_every_route_to_a_seat_with_people() -> None:
+    """Play now was the only route it held: a serial leaver sat straight down at a lobby
+    table, an invite or an auto-start table, or opened one. Practice with bots stays open."""
+    ensure_variants()
+    ayse = make_user("ayse")
+    left_matches(ayse, 300, 60, 4)
+    lobby = actions.open_table(variant="duz", user=make_user("host1"), name="Lobby")
+    private = actions.open_table(
+        variant="duz", user=make_user("host2"), name="Friends", is_private=True
+    )
+    auto = actions.create_table(variant="duz", created_by=None, name="Auto", auto_start=True)
+    routes = [
+        lambda: actions.sit(lobby, ayse),
+        lambda: actions.sit(private, ayse, invite=private.invite_token),
+        lambda: actions.sit(auto, ayse),
+        lambda: actions.open_table(variant="duz", user=ayse, name="Mine"),
+    ]
+    for route in routes:
+        with pytest.raises(GameError) as refused:
+            route()
+        assert refused.value.code == "leave_cooldown"
+    assert seated_at(ayse) == []
+    assert actions.play_now(ayse, "duz").table.status == Table.Status.PLAYING
+
+
+def test_quitting_practice_does_not_count_as_leaving() -> None:
+    ayse = make_user("ayse")
+    match = actions.play_now(ayse, "duz")
+    actions.leave_table(match.table, ayse)
+    assert not Abandonment.objects.filter(user=ayse).exists()
+    # Leaving a match with another person does.
+    table, match = two_people_match(ayse)
+    actions.leave_table(table, ayse)
+    assert Abandonment.objects.filter(user=ayse, match=match).exists()
+
+
+def two_people_match(user: Any) -> tuple[Table, Match]:
+    ensure_variants()
+    table = actions.create_table(variant="classic", created_by=None)
+    actions.sit(table, user, 0)
+    actions.sit(table, make_user(f"other-{user.pk}"), 1)
+    for position in (2, 3):
+        actions.add_bot(table, position, "greedy", by=actions.SYSTEM)
+    return table, actions.start_match(table, by=actions.SYSTEM)
 
 
 def test_a_finished_match_whose_last_hand_they_did_not_hold_does_not_lift_it() -> None:
