@@ -92,8 +92,8 @@ REFUSALS: dict[str, Any] = {
     "season_options": gettext_lazy("This table's options are not the season's table options."),
     # "Play now" (games.actions.quick_play); the cooldown's time left: refusal_words.
     "leave_cooldown": gettext_lazy(
-        "You left too many matches lately: Play now is closed to you for a while. "
-        "Finishing a match opens it again."
+        "You left too many matches lately: tables with other players are closed to you for a "
+        "while. Practice with bots stays open."
     ),
     "not_forming": gettext_lazy("This table is no longer waiting for players."),
     "bad_options": gettext_lazy("Those options are not this game's."),
@@ -417,10 +417,10 @@ def refusal_words(
     if code == "leave_cooldown" and detail and detail.isdigit():
         minutes = max(1, math.ceil(int(detail) / 60))
         return ngettext(
-            "You left too many matches lately: Play now is closed to you for %(n)s more "
-            "minute. Finishing a match (practice with bots counts) opens it again.",
-            "You left too many matches lately: Play now is closed to you for %(n)s more "
-            "minutes. Finishing a match (practice with bots counts) opens it again.",
+            "You left too many matches lately: tables with other players are closed to you "
+            "for %(n)s more minute. Practice with bots stays open.",
+            "You left too many matches lately: tables with other players are closed to you "
+            "for %(n)s more minutes. Practice with bots stays open.",
             minutes,
         ) % {"n": minutes}
     return refusal(code, fallback)

@@ -481,7 +481,7 @@ def check_quick_play(
         seconds = math.ceil(left.total_seconds())
         raise GameError(
             "leave_cooldown",
-            f"you left {len(recent)} matches lately: Play now seats you again in {seconds} s",
+            f"you left {len(recent)} matches lately: you may sit with people again in {seconds} s",
             str(seconds),
         )
 

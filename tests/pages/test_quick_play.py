@@ -222,13 +222,13 @@ def left_three_matches(user: Any, latest_minutes_ago: float) -> None:
     [
         (
             "en",
-            "You left too many matches lately: Play now is closed to you for 7 more minutes. "
-            "Finishing a match (practice with bots counts) opens it again.",
+            "You left too many matches lately: tables with other players are closed to you for "
+            "7 more minutes. Practice with bots stays open.",
         ),
         (
             "tr",
-            "Son zamanlarda çok fazla maçtan ayrıldın: “Hemen oyna” 7 dakika daha sana kapalı. "
-            "Bir maçı bitirirsen (botlarla alıştırma da sayılır) yeniden açılır.",
+            "Son zamanlarda çok fazla maçtan ayrıldın: başka oyuncuların olduğu masalar 7 dakika "
+            "daha sana kapalı. Botlarla alıştırma açık.",
         ),
     ],
 )
