@@ -8,7 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Count, Exists, OuterRef, Q
 from django.utils import timezone
 
@@ -123,6 +123,7 @@ def watcher_opened(table_id: int, user: Any, channel_name: str, address: str | N
     now = timezone.now()
     uid = policy.viewer_id(user)
     with transaction.atomic():
+        _lock_counts(uid, address)
         policy.check_open_socket(_socket_counts(table_id, uid, address, channel_name, now))
         Watcher.objects.update_or_create(
             channel_name=channel_name,
@@ -158,6 +159,7 @@ def socket_opened(
     pk = seat.pk if isinstance(seat, Seat) else seat
     now = timezone.now()
     with transaction.atomic():
+        _lock_counts(user.pk, address)
         s = Seat.objects.select_for_update().filter(pk=pk).first()
         if s is None or s.user_id != user.pk:
             # The seat changed hands since the socket was admitted, or its table was deleted
@@ -184,6 +186,27 @@ def socket_opened(
         s.save(update_fields=["last_seen", "away", "timeouts_in_a_row"])
         if returning or not already_here:
             events.to_table(events.table_changed(s.table_id))
+
+
+def _lock_counts(user_id: int | None, address: str | None) -> None:
+    """Count and take a socket under a lock of its account and address, to the transaction's
+    end: a burst of simultaneous connects (from any server process) then takes turns, and
+    cannot all pass a cap on counts read before the others wrote. On PostgreSQL, advisory
+    locks (in one order: two connects never deadlock); SQLite's transactions already take the
+    database's one write lock when they begin (IMMEDIATE mode, okeysite.settings)."""
+    if connection.vendor != "postgresql":
+        return
+    keys = sorted(
+        key
+        for key in (
+            f"sockets:user:{user_id}" if user_id is not None else None,
+            f"sockets:address:{address}" if address else None,
+        )
+        if key
+    )
+    with connection.cursor() as cursor:
+        for key in keys:
+            cursor.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", [key])
 
 
 def _socket_counts(
