@@ -98,7 +98,7 @@ class ProfileForm(forms.ModelForm):
 
     def clean_display_name(self) -> str:
         name = names.clean_name(self.cleaned_data["display_name"])
-        if not name:
+        if not names.visible(name):
             raise ValidationError(names.NOTHING_VISIBLE, code="invisible")
         # NFC may lengthen a name a little: the field's limits again, on what is stored.
         self.fields["display_name"].run_validators(name)

@@ -13,9 +13,13 @@
   player's username (or, case aside, their display name).
 - **Look-alikes** are found by a name's ``keys``: each character that is not Latin becomes the
   first Latin look-alike the confusables data lists for it (Cyrillic "а" becomes "a", a digit
-  zero "O"), compatibility forms are folded (NFKC: full-width letters) and the result is
-  lowercased. Latin letters stay as they are: the Turkish ç, ğ, ı, İ, ö, ş, ü are letters of
-  their own, so "Ayşe" is not a look-alike of "ayse".
+  zero "O"), a Latin letter beyond ASCII the ASCII letter it imitates ("ɑ", a small capital
+  "ᴀ"), compatibility forms are folded (NFKC: full-width letters) and the result is
+  lowercased. The Turkish ç, ğ, ı, İ, ö, ş, ü are letters of their own, so "Ayşe" is not a
+  look-alike of "ayse"; but a reserved word is found with them as ASCII ("Admın"), and with a
+  word's trailing digits left out ("Bot3 (strong)").
+- **Visible**: a display name needs a letter or a digit (a blank braille pattern, or combining
+  marks alone, show nothing one could read).
 - **Table names** are cleaned only (``games.actions.tables``).
 """
 
@@ -146,13 +150,34 @@ def shown(name: str) -> str:
 
 
 # ----------------------------------------------------------------------------- look-alikes
+# The Turkish letters, which are letters of their own in a name ("Ayşe" is not "ayse"), and
+# the ASCII letters they become where a word is compared with the reserved ones ("Admın" is
+# "admin").
+TURKISH = "çğıöşüÇĞİÖŞÜ"
+_TURKISH_TO_ASCII = str.maketrans("çğıöşüÇĞİÖŞÜ", "cgiosuCGIOSU")
+_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])$")
+
+
 @functools.lru_cache(maxsize=4096)
 def _latin(ch: str) -> str:
-    """The first Latin look-alike the confusables data lists for ``ch``; a Latin character, or
-    one with none, stays."""
+    """The first Latin look-alike the confusables data lists for ``ch``. A Latin character
+    beyond ASCII that is not a Turkish letter becomes the ASCII letter it imitates (the
+    data's look-alike, "ɑ" as "a"; a small capital, "ᴀ" as "a"); a Turkish letter, or a
+    character with no look-alike, stays."""
+    if ch in TURKISH:
+        return ch
+    if not ch.isascii() and categories.alias(ch) == "LATIN":
+        found = confusables.is_confusable(ch, greedy=True)
+        for homoglyph in found[0]["homoglyphs"] if found else ():
+            if homoglyph["c"].isascii() and homoglyph["c"].isalpha():
+                return str(homoglyph["c"])
+        capital = _SMALL_CAPITAL.match(unicodedata.name(ch, ""))
+        return capital.group(1).lower() if capital else ch
     found = confusables.is_confusable(ch, greedy=True, preferred_aliases=["latin"])
     for homoglyph in found[0]["homoglyphs"] if found else ():
-        if all(categories.alias(c) == "LATIN" for c in homoglyph["c"]):
+        latin = all(categories.alias(c) == "LATIN" for c in homoglyph["c"])
+        # An ASCII character (a digit) only as an ASCII letter: "0" as "O", never "3" as "ɜ".
+        if latin and (homoglyph["c"].isascii() or not ch.isascii()):
             return str(homoglyph["c"])
     return ch
 
@@ -209,15 +234,24 @@ def looks_taken(name: str, user: Any = None) -> bool:
 
 # ----------------------------------------------------------------------------- the checks
 def reserved(name: str) -> bool:
-    """Whether one of the words of ``name`` is reserved, or the whole of it (by keys)."""
+    """Whether one of the words of ``name`` is reserved, or the whole of it (by keys, the
+    Turkish letters as their ASCII look-alikes, and a word's trailing digits left out: "Admın",
+    "Bot3 (strong)")."""
     for key in keys(name):
-        words = _WORD.findall(key)
-        whole = "".join(words)
-        if whole in RESERVED_NAMES or whole in RESERVED_WORDS:
+        words = [word.rstrip(string.digits) for word in _WORD.findall(key)]
+        words += [word.translate(_TURKISH_TO_ASCII) for word in words]
+        whole = "".join(_WORD.findall(key))
+        if {whole, whole.translate(_TURKISH_TO_ASCII)} & (RESERVED_NAMES | RESERVED_WORDS):
             return True
         if any(word in RESERVED_WORDS for word in words):
             return True
     return False
+
+
+def visible(name: str) -> bool:
+    """Whether ``name`` (cleaned) shows a letter or a digit: a blank braille pattern or
+    combining marks alone show nothing one could read."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in name)
 
 
 def check_not_guest_name(name: str) -> None:

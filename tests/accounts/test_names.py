@@ -76,6 +76,19 @@ def test_a_display_name_loses_direction_overrides_and_invisible_characters() -> 
     assert stored_display_name(user) == "Elif K"
 
 
+@pytest.mark.parametrize(
+    "name",
+    ["\u2800", "\u2800\u2800 \u2800", "\u0301\u0301", "a\u0301"[1:] * 3],
+    ids=["braille-blank", "braille-blanks", "combining-marks", "combining-alone"],
+)
+def test_a_display_name_without_a_letter_or_digit_is_refused(name: str) -> None:
+    """A blank braille pattern or combining marks alone show nothing one could read."""
+    user = make_user("elif", display_name="Elif")
+    response = set_display_name(user, name)
+    assert "visible" in errors(response, "display_name")
+    assert stored_display_name(user) == "Elif"
+
+
 def test_a_display_name_with_nothing_visible_left_is_refused() -> None:
     user = make_user("elif", display_name="Elif")
     response = set_display_name(user, RLO + "\u200b\u2066\u3164")
@@ -165,6 +178,14 @@ def test_a_display_name_kept_as_it_is_is_not_judged_again(signed_in: SignedIn) -
         "guest-abc123",
         CYRILLIC_GUEST,
         "\u0430dmin",  # Cyrillic а
+        # Latin look-alikes, a dotless ı, and the bots' own names with a number or small
+        # capitals: these passed before.
+        "\u0251dmin",  # LATIN SMALL LETTER ALPHA
+        "\u1d00dmin",  # LATIN LETTER SMALL CAPITAL A
+        "Adm\u0131n",  # dotless ı
+        "Bot3 (strong)",
+        "\u0299\u1d0f\u1d1b 3 (strong)",  # small capitals B, O, T
+        "\uff41\uff44\uff4d\uff49\uff4e",  # full-width
     ],
 )
 def test_reserved_display_names_are_refused(name: str) -> None:
