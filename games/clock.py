@@ -28,12 +28,12 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
 from django.db.models import Exists, F, OuterRef, Q
 from django.utils import timezone
 
 from games import actions, policy
 from games.engine.bots import DEFAULT_BUDGET_MS, moves_in_order
+from games.errors import UNREACHABLE
 from games.models import Hand, Match, Seat, Table
 
 log = logging.getLogger(__name__)
@@ -69,9 +69,6 @@ class Housekeeping:
 
 
 _idle_tables = Housekeeping(IDLE_TABLES_SECONDS)
-
-# The database cannot be reached (a lost connection, a restart, no connection from the pool).
-UNREACHABLE = (OperationalError, InterfaceError)
 
 
 class Outage:

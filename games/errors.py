@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.db import InterfaceError, OperationalError
+
 
 class GameError(Exception):
     """A refused request; ``code`` is stable (engine codes for refused moves)."""
@@ -26,3 +28,8 @@ class StaleVersion(GameError):
 
 class NotAllowed(GameError):
     """The policy refused: this person may not do that here."""
+
+
+# The database cannot be reached (a lost connection, a restart, no connection from the pool):
+# nothing is wrong with what was asked, and it may be asked again.
+UNREACHABLE = (OperationalError, InterfaceError)

@@ -38,7 +38,8 @@ from django.db import close_old_connections
 
 from games import actions, reads
 from games.actions import broadcast, events
-from games.clock import UNREACHABLE, Housekeeping, Outage, outage, paused, tick
+from games.clock import Housekeeping, Outage, outage, paused, tick
+from games.errors import UNREACHABLE
 from games.live import loop_reads
 from games.models import Presence
 

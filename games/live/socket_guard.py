@@ -32,17 +32,12 @@ import logging
 import time
 from typing import Any
 
-from django.db import InterfaceError, OperationalError
-
 from accounts.limits import address_of
 from games import limits
-from games.errors import GameError
+from games.errors import UNREACHABLE, GameError
 from games.limits import MAX_MESSAGE_LENGTH
 
 log = logging.getLogger(__name__)
-
-# The database cannot be reached (a lost connection, a restart, no connection from the pool).
-UNREACHABLE = (OperationalError, InterfaceError)
 
 
 class Bucket:

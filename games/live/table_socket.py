@@ -44,10 +44,9 @@ from django.utils import translation
 from accounts.language import of_session
 from games import actions, chat, frames, limits, messages, policy, protocol, reads
 from games.actions import events
-from games.errors import GameError, NotAllowed
+from games.errors import UNREACHABLE, GameError, NotAllowed
 from games.live import loop_reads, server_tasks, session_groups, state_cache
 from games.live.socket_guard import (
-    UNREACHABLE,
     Bucket,
     Guarded,
     OneRefreshASecond,

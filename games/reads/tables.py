@@ -582,10 +582,12 @@ def _log(
     first = version - len(moves) + 1
     left_after(first - 1)
     for number, events in enumerate(moves, start=first):
-        shown_names = [
-            leaves[p][1] if p in leaves and number <= leaves[p][0] else name
-            for p, name in enumerate(names)
-        ]
+        shown_names = names
+        if leaves:
+            shown_names = [
+                leaves[p][1] if p in leaves and number <= leaves[p][0] else name
+                for p, name in enumerate(names)
+            ]
         for event in events:
             shown = engine.event_for(event, viewer if viewer is not None else -1)
             text = messages.event_text(shown, shown_names, viewer)

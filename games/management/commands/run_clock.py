@@ -15,7 +15,8 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandParser
 from django.db import close_old_connections
 
-from games.clock import UNREACHABLE, Housekeeping, outage, tick
+from games.clock import Housekeeping, outage, tick
+from games.errors import UNREACHABLE
 
 log = logging.getLogger(__name__)
 
