@@ -265,6 +265,26 @@ def django_db_modify_db_settings(
         test["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
+    """pytest-django's, and on PostgreSQL every other connection to the test database ended
+    before it is dropped: a socket's thread can end with its connection still checked out of
+    the process's pool, and DROP DATABASE then waited 5 s and failed at every worker's end."""
+    yield
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with django_db_blocker.unblock():
+        connection.close_pool()
+        with connection._nodb_cursor() as cursor:
+            cursor.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = %s AND pid <> pg_backend_pid()",
+                [connection.settings_dict["NAME"]],
+            )
+
+
 # ------------------------------------------------------------------------------- live daphne
 @pytest.fixture(scope="session")
 def _daphne_process(

@@ -26,6 +26,32 @@ from okeysite.asgi import application
 from tests.play import connect, seed_of, user_table
 from tests.users import client_for
 
+# How long a test waits for a frame, a close or a handshake that is sure to come. A passing test
+# never waits it out, so it is generous: on a loaded machine (a CI host running other jobs) a
+# socket's first frame has taken more than the 5 s the tests once allowed. A test that means
+# "nothing arrives" says so with ``receive_nothing`` and its own short spell.
+PATIENCE = 60.0
+
+
+class Communicator(WebsocketCommunicator):
+    """channels' test communicator with :data:`PATIENCE` as every wait's default (its own is
+    one second), so that a test names a timeout only where the time is what it checks."""
+
+    async def connect(self, timeout: float = PATIENCE) -> Any:
+        return await super().connect(timeout)
+
+    async def receive_from(self, timeout: float = PATIENCE) -> Any:
+        return await super().receive_from(timeout)
+
+    async def receive_json_from(self, timeout: float = PATIENCE) -> Any:
+        return await super().receive_json_from(timeout)
+
+    async def receive_output(self, timeout: float = PATIENCE) -> Any:
+        return await super().receive_output(timeout)
+
+    async def disconnect(self, code: int = 1000, timeout: float = PATIENCE) -> None:
+        await super().disconnect(code, timeout)
+
 
 def socket(
     table_id: int, cookie: str = "", query: str = "", *, address: str = ""
@@ -36,7 +62,7 @@ def socket(
     if cookie:
         headers.append((b"cookie", cookie.encode()))
     path = f"/ws/tables/{table_id}/" + (f"?{query}" if query else "")
-    ws = WebsocketCommunicator(application, path, headers=headers)
+    ws = Communicator(application, path, headers=headers)
     if address:
         ws.scope["client"] = [address, 50000]
     return ws
@@ -72,10 +98,10 @@ class TableSockets:
     ) -> WebsocketCommunicator:
         ws = socket(table_id, cookie, query, address=address)
         self.opened.append(ws)
-        connected, _ = await ws.connect(timeout=5)
+        connected, _ = await ws.connect()
         assert connected
         if first_frame:
-            await ws.receive_from(timeout=5)
+            await ws.receive_from()
         return ws
 
     async def close_all(self) -> None:
@@ -126,11 +152,13 @@ async def drain(ws: Any, timeout: float = 0.3) -> list[str]:
     """Every frame that arrives until the socket is quiet for ``timeout`` seconds."""
     frames = []
     while not await ws.receive_nothing(timeout=timeout):
-        frames.append(await ws.receive_from(timeout=5))
+        frames.append(await ws.receive_from())
     return frames
 
 
-async def receive_until(ws: Any, wanted: Callable[[str], bool], timeout: float = 10) -> list[str]:
+async def receive_until(
+    ws: Any, wanted: Callable[[str], bool], timeout: float = PATIENCE
+) -> list[str]:
     """Every frame that arrives up to and including the first one ``wanted`` accepts (the
     event a test waits for, rather than a quiet spell of so many seconds); fails after
     ``timeout`` seconds without it."""
@@ -195,7 +223,7 @@ def lobby_socket(cookie: str = "", *, address: str = "") -> WebsocketCommunicato
     headers = [(b"origin", b"http://localhost:8000"), (b"host", b"localhost:8000")]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
-    ws = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    ws = Communicator(application, "/ws/lobby/", headers=headers)
     if address:
         ws.scope["client"] = [address, 50000]
     return ws
@@ -208,8 +236,8 @@ async def lobby_sockets(*cookies: str) -> AsyncIterator[list[tuple[WebsocketComm
     try:
         for cookie in cookies:
             ws = lobby_socket(cookie)
-            assert (await ws.connect(timeout=5))[0]
-            opened.append((ws, await ws.receive_from(timeout=5)))
+            assert (await ws.connect())[0]
+            opened.append((ws, await ws.receive_from()))
         yield opened
     finally:
         for ws, _first in opened:

@@ -87,9 +87,9 @@ def test_chat_is_refused_on_its_size_and_rate_before_its_text_is_cleaned(
 async def _still_usable(ws: WebsocketCommunicator) -> None:
     await ws.send_to(text_data=json.dumps({"type": "refresh"}))
     # The answer may wait for the end of a second (a refresh is answered once a second).
-    frames = [await ws.receive_from(timeout=5)]
+    frames = [await ws.receive_from()]
     while 'id="table-live"' not in frames[-1]:
-        frames.append(await ws.receive_from(timeout=5))
+        frames.append(await ws.receive_from())
 
 
 @pytest.mark.slow
@@ -245,7 +245,7 @@ async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
     table_id = players.table_id
     ws, spectator = socket(table_id, players.cookies[0]), socket(table_id)
     for opened in (ws, spectator):
-        assert (await opened.connect(timeout=5))[0]
+        assert (await opened.connect())[0]
         await drain(opened)
     await drain(ws)
     assert await database_sync_to_async(Presence.objects.count)() == 1
@@ -258,7 +258,7 @@ async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
     )
     for dying in (ws, spectator):
         with pytest.raises(RuntimeError):
-            await dying.receive_output(timeout=5)
+            await dying.receive_output()
     assert await database_sync_to_async(Presence.objects.count)() == 0
     assert await database_sync_to_async(Watcher.objects.count)() == 0
     assert await group_size(layer, actions.table_group(table_id)) == 0

@@ -309,7 +309,7 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
 
     table_id, starter = players.table_id, players.users[0]
     ws = await table_socket(table_id, players.cookies[1], first_frame=False)
-    first = [await ws.receive_from(timeout=10)]  # the table, on connect
+    first = [await ws.receive_from()]  # the table, on connect
     assert version_of((first + await drain(ws))[-1]) == 0
 
     def lost_move() -> None:
@@ -325,7 +325,7 @@ async def test_a_table_socket_told_the_layer_resumed_sends_the_table_as_it_is_no
         lambda: Presence.objects.get(seat__table_id=table_id).channel_name
     )()
     await get_channel_layer().send(channel, {"type": "layer.resumed"})
-    frames = [await ws.receive_from(timeout=10)]
+    frames = [await ws.receive_from()]
     frames += await drain(ws, timeout=1.0)
     assert version_of(frames[-1]) == 1, frames
 
@@ -346,7 +346,7 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
     hand_id = players.hand.pk
     tile = engine.format_tile(players.hand.engine_hand().racks[0][0])
     ws = await table_socket(players.table_id, players.cookies[0], first_frame=False)
-    await ws.receive_from(timeout=10)  # the table, on connect
+    await ws.receive_from()  # the table, on connect
     await drain(ws)
     # The socket carries a move out through actions.perform (games/actions/requests.py).
     from games.actions import requests
@@ -365,7 +365,7 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
         "client_move_id": "down-1",
     }
     await ws.send_json_to(move)
-    frames = [await ws.receive_from(timeout=10)]
+    frames = [await ws.receive_from()]
     frames += await drain(ws, timeout=0.5)
     assert len(frames) == 1, frames
     assert 'data-error="unavailable"' in frames[0] and 'data-move-id="down-1"' in frames[0]
@@ -373,6 +373,6 @@ async def test_a_move_while_the_database_is_down_is_refused_in_words_and_answers
 
     monkeypatch.setattr(requests, "submit", submit)
     await ws.send_json_to({**move, "client_move_id": "down-2"})
-    frames = [await ws.receive_from(timeout=10)]
+    frames = [await ws.receive_from()]
     frames += await drain(ws, timeout=1.0)
     assert version_of(frames[-1]) == 1, frames

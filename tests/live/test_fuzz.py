@@ -197,7 +197,7 @@ class Loop:
 async def refusal_on(ws: WebsocketCommunicator) -> tuple[str, str]:
     """The next refusal the socket receives (frames before it, the table's, are skipped)."""
     while True:
-        frame = await ws.receive_from(timeout=10)
+        frame = await ws.receive_from()
         found = REFUSAL.search(frame)
         if found:
             return found.group(1), found.group(2)
@@ -241,7 +241,7 @@ def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
     async def open_all() -> None:
         for name, cookie in (("turn", cookies[turn]), ("other", cookies[other]), ("watch", "")):
             ws = socket(table.pk, cookie)
-            connected, _ = await ws.connect(timeout=10)
+            connected, _ = await ws.connect()
             assert connected
             sockets[name] = ws
 
@@ -295,7 +295,7 @@ def test_fuzzed_socket_messages_are_refused_and_the_sockets_stay_usable(
             for ws in sockets.values():
                 version = 0
                 while version < 1:
-                    frame = await ws.receive_from(timeout=10)
+                    frame = await ws.receive_from()
                     found = VERSION.search(frame)
                     version = int(found.group(1)) if found else version
                 seen.append(version)

@@ -39,7 +39,7 @@ async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack(
     sockets = [
         await table_socket(table_id, cookie, first_frame=False) for cookie in [*cookies[:2], ""]
     ]
-    first = [await ws.receive_from(timeout=5) for ws in sockets]
+    first = [await ws.receive_from() for ws in sockets]
     assert Counter(rack_of(first[0])) == Counter(racks[0])
     assert Counter(rack_of(first[1])) == Counter(racks[1])
     assert 'id="rack-area"' not in first[2]  # a spectator has no rack
@@ -58,7 +58,7 @@ async def test_it_plays_a_move_sent_as_json_and_tells_each_seat_its_own_rack(
             }
         )
     )
-    after = [await ws.receive_from(timeout=5) for ws in sockets]
+    after = [await ws.receive_from() for ws in sockets]
     assert [version_of(f) for f in after] == [1, 1, 1]
     mover = after[0]
     assert Counter(rack_of(mover)) == Counter(racks[0]) - Counter([tile])
@@ -160,7 +160,7 @@ async def test_it_keeps_a_rack_arrangement_across_a_reconnect(
     )()
     assert stored == arranged
     again = await table_socket(table_id, cookies[2], first_frame=False)
-    html = await again.receive_from(timeout=5)
+    html = await again.receive_from()
     slots = re.findall(
         r'<div class="slot">(?:<span class="tile[^"]*" data-tile="([^"]+)")?',
         html.split('id="rack-area"')[1],

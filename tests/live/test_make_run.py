@@ -38,6 +38,9 @@ pytestmark = pytest.mark.server
 
 # A terminal's Ctrl-C must stop the server within this (it took under a second when it works).
 STOPPED_WITHIN = 10.0
+# `make run` must print something new (an install, a migration, the server's start) at least
+# this often until its server answers.
+STARTED_WITHIN = 180.0
 
 
 def make_run_env(port: int, database: Path, redis: bool) -> dict[str, str]:
@@ -96,6 +99,21 @@ def group_members(pgid: int) -> list[str]:
     return found
 
 
+def group_report(pgid: int) -> str:
+    """What each live process of group ``pgid`` is doing (state and the kernel function it
+    waits in), for a failure message: a server that never answered says where it stands."""
+    lines = []
+    for member in group_members(pgid):
+        pid = member.split()[0]
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            wchan = Path(f"/proc/{pid}/wchan").read_text()
+        except OSError:
+            state = wchan = "?"
+        lines.append(f"{member} [state {state}, waiting in {wchan or '-'}]")
+    return "\n".join(lines) or "none"
+
+
 def answers(url: str) -> bool:
     try:
         with urllib.request.urlopen(url, timeout=2):
@@ -148,10 +166,18 @@ def test_ctrl_c_on_make_run_stops_the_server(tmp_path: Path, redis: bool) -> Non
     pgid = make.pid
     sockets = contextlib.ExitStack()
     try:
-        deadline = time.monotonic() + 180  # a fresh database: every migration first
+        # A fresh database: every migration first, on a machine maybe busy with other jobs.
+        # It waits while make shows progress (its log grows), for a hang is what it looks for.
+        deadline, logged = time.monotonic() + STARTED_WITHIN, 0
         while not answers(f"{base}/rules/"):
-            assert make.poll() is None, log_path.read_text()
-            assert time.monotonic() < deadline, log_path.read_text()
+            log = log_path.read_text()
+            assert make.poll() is None, log
+            if len(log) > logged:
+                deadline, logged = time.monotonic() + STARTED_WITHIN, len(log)
+            assert time.monotonic() < deadline, (
+                f"no page and nothing new in the log for {STARTED_WITHIN} s; processes:\n"
+                f"{group_report(pgid)}\nlog:\n{log[-3000:]}"
+            )
             time.sleep(0.2)
         cookie = sign_in_and_sit(base)
         table, lobby = (

@@ -40,9 +40,9 @@ async def _open(table_socket: TableSockets, table_id: int, client: Client, lobby
 
 
 async def _closed(ws: Any) -> bool:
-    output = await ws.receive_output(timeout=5)
+    output = await ws.receive_output()
     while output["type"] != "websocket.close":
-        output = await ws.receive_output(timeout=5)
+        output = await ws.receive_output()
     return bool(output.get("code") == CLOSE_SESSION_ENDED)
 
 
@@ -52,7 +52,7 @@ async def _stays_open(ws: Any, seconds: float = 0.5) -> bool:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + seconds
     while not await ws.receive_nothing(timeout=max(0.0, deadline - loop.time())):
-        if (await ws.receive_output(timeout=5))["type"] == "websocket.close":
+        if (await ws.receive_output())["type"] == "websocket.close":
             return False
     return True
 

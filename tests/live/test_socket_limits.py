@@ -111,9 +111,9 @@ async def test_one_address_may_open_only_so_many_sockets_on_a_table_and_in_all(
         await drain(ws)
         opened.append(ws)
     extra = await table_socket(table_id, address="203.0.113.9", first_frame=False)
-    refusal = await extra.receive_from(timeout=5)
+    refusal = await extra.receive_from()
     assert 'data-error="too_many_sockets"' in refusal
-    closed = await extra.receive_output(timeout=5)
+    closed = await extra.receive_output()
     assert closed == {"type": "websocket.close", "code": CLOSE_TOO_MANY}
     # Counted once per open socket: the extra one left nothing behind.
     count = await database_sync_to_async(Watcher.objects.filter(table_id=table_id).count)()
@@ -140,7 +140,7 @@ async def test_strangers_watching_from_a_players_address_never_lock_them_out_of_
     for _ in range(limits.SOCKETS_PER_TABLE):
         await drain(await table_socket(table_id, address=cafe))
     stranger = await table_socket(table_id, address=cafe, first_frame=False)
-    assert 'data-error="too_many_sockets"' in await stranger.receive_from(timeout=5)
+    assert 'data-error="too_many_sockets"' in await stranger.receive_from()
     player = await table_socket(table_id, players.cookies[0], address=cafe, first_frame=False)
     frames = await drain(player)
     assert live_frames(frames) and not any("too_many_sockets" in f for f in frames)
@@ -159,8 +159,8 @@ async def test_one_account_may_open_only_so_many_sockets_on_a_table(
         ws = await table_socket(table_id, cookie, address=f"192.0.2.{i + 1}")
         await drain(ws)
     extra = await table_socket(table_id, cookie, address="192.0.2.200", first_frame=False)
-    assert 'data-error="too_many_sockets"' in await extra.receive_from(timeout=5)
-    assert (await extra.receive_output(timeout=5))["code"] == CLOSE_TOO_MANY
+    assert 'data-error="too_many_sockets"' in await extra.receive_from()
+    assert (await extra.receive_output())["code"] == CLOSE_TOO_MANY
 
 
 @pytest.mark.slow
@@ -304,7 +304,7 @@ async def test_an_accounts_sockets_share_its_budget_and_a_person_never_meets_it(
     read.count = 0
     for _ in range(20):
         await person.send_to(text_data=json.dumps({"type": "ping"}))
-        await person.receive_from(timeout=5)  # each answered: none dropped
+        await person.receive_from()  # each answered: none dropped
         await asyncio.sleep(0.2)
     assert read.count == 20
 
@@ -365,8 +365,8 @@ async def test_lobby_sockets_are_capped_per_address_and_account_even_in_a_burst(
     burst = [
         lobby_socket(address="198.51.100.60") for _ in range(limits.LOBBY_SOCKETS_PER_ADDRESS + 20)
     ]
-    await asyncio.gather(*(ws.connect(timeout=10) for ws in burst))
-    firsts = [await ws.receive_output(timeout=10) for ws in burst]
+    await asyncio.gather(*(ws.connect() for ws in burst))
+    firsts = [await ws.receive_output() for ws in burst]
     accepted = [
         ws for ws, out in zip(burst, firsts, strict=True) if "lobby-tables" in out.get("text", "")
     ]
@@ -378,14 +378,14 @@ async def test_lobby_sockets_are_capped_per_address_and_account_even_in_a_burst(
     assert len(accepted) == limits.LOBBY_SOCKETS_PER_ADDRESS and len(refused) == 20
     assert renders == limits.LOBBY_SOCKETS_PER_ADDRESS  # the refused ones cost no render
     for ws in refused:
-        assert (await ws.receive_output(timeout=5))["code"] == CLOSE_TOO_MANY
+        assert (await ws.receive_output())["code"] == CLOSE_TOO_MANY
     elsewhere = lobby_socket(address="198.51.100.61")
-    assert (await elsewhere.connect(timeout=10))[0]
-    assert "lobby-tables" in await elsewhere.receive_from(timeout=10)
+    assert (await elsewhere.connect())[0]
+    assert "lobby-tables" in await elsewhere.receive_from()
     await accepted.pop().disconnect()
     again = lobby_socket(address="198.51.100.60")
-    assert (await again.connect(timeout=10))[0]
-    assert "lobby-tables" in await again.receive_from(timeout=10)
+    assert (await again.connect())[0]
+    assert "lobby-tables" in await again.receive_from()
     for ws in [*accepted, elsewhere, again]:
         await ws.disconnect()
     await server_tasks.stop()
@@ -398,8 +398,8 @@ async def test_one_accounts_lobby_sockets_are_capped_from_any_address() -> None:
     opened = []
     for n in range(limits.LOBBY_SOCKETS_PER_USER + 1):
         ws = lobby_socket(cookie, address=f"203.0.113.{100 + n}")
-        assert (await ws.connect(timeout=10))[0]
-        opened.append((ws, await ws.receive_from(timeout=10)))
+        assert (await ws.connect())[0]
+        opened.append((ws, await ws.receive_from()))
     assert all("lobby-tables" in first for _ws, first in opened[:-1])
     assert 'data-error="too_many_sockets"' in opened[-1][1]
     for ws, _first in opened:
@@ -429,7 +429,7 @@ async def test_a_socket_sends_its_seat_and_chat_messages_a_few_at_a_time(
     assert sum('data-error="too_fast"' in f for f in frames) == 1
     # A move is not one of them: it is carried out.
     await ws.send_to(text_data=json.dumps({"type": "ping"}))
-    assert await ws.receive_from(timeout=5) == "pong"
+    assert await ws.receive_from() == "pong"
 
 
 @pytest.mark.slow

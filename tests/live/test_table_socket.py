@@ -66,7 +66,7 @@ async def test_it_tracks_presence_and_pushes_each_move(
     table_id, users = players.table_id, players.users
     my_tile = engine.format_tile(players.hand.engine_hand().racks[1][0])
     ws = await table_socket(table_id, players.cookies[1], first_frame=False)
-    html = await ws.receive_from(timeout=5)
+    html = await ws.receive_from()
     assert 'id="table-live"' in html and 'hx-swap-oob="true"' in html
     assert f'data-tile="{my_tile}"' in html.split('class="rack"')[1].split("rack-tools")[0]
     assert players.hand.seed not in html
@@ -84,9 +84,9 @@ async def test_it_tracks_presence_and_pushes_each_move(
 
     await database_sync_to_async(move)()
     # (A frame for the player's own arrival, "here", may come first: the table as it was.)
-    versions = [version_of(await ws.receive_from(timeout=5))]
+    versions = [version_of(await ws.receive_from())]
     while versions[-1] == 0 and len(versions) < 3:
-        versions.append(version_of(await ws.receive_from(timeout=5)))
+        versions.append(version_of(await ws.receive_from()))
     assert versions[-1] == 1, versions
     await ws.disconnect()
     seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, position=1)
@@ -98,7 +98,7 @@ async def test_it_refuses_a_private_table_without_the_invite(
     private_table: Table, table_socket: TableSockets
 ) -> None:
     ws = socket(private_table.pk)
-    connected, _ = await ws.connect(timeout=5)
+    connected, _ = await ws.connect()
     assert not connected
     await ws.disconnect()
     await table_socket(private_table.pk, query=f"invite={private_table.invite_token}")
@@ -110,7 +110,7 @@ async def test_an_idle_socket_never_queries_the_database(
     players: Players, table_socket: TableSockets
 ) -> None:
     ws = await table_socket(players.table_id, players.cookies[1], first_frame=False)
-    assert version_of(await ws.receive_from(timeout=5)) == 0
+    assert version_of(await ws.receive_from()) == 0
     await drain(ws, 0.5)  # the frame for this socket's own presence
     with QueryCounter() as counter:
         assert await ws.receive_nothing(timeout=3)
@@ -126,7 +126,7 @@ async def test_a_ping_is_answered_pong_and_touches_no_database(
     await drain(ws, 0.5)
     with QueryCounter() as counter:
         await ws.send_json_to({"type": "ping"})
-        assert await ws.receive_from(timeout=5) == "pong"
+        assert await ws.receive_from() == "pong"
     assert counter.statements == []
 
 
@@ -154,7 +154,7 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling(
     ws = await table_socket(
         player_and_three_bots.table_id, player_and_three_bots.cookies[0], first_frame=False
     )
-    assert version_of(await ws.receive_from(timeout=5)) == 0
+    assert version_of(await ws.receive_from()) == 0
     await drain(ws)  # the frame for this socket's own presence
     await ws.send_json_to(
         {
@@ -165,11 +165,11 @@ async def test_the_clock_in_the_server_pushes_bot_moves_without_polling(
             "client_move_id": "m1",
         }
     )
-    versions = [version_of(await ws.receive_from(timeout=5))]
+    versions = [version_of(await ws.receive_from())]
     # The three bots each draw and discard: six more versions, pushed as they commit
     # (a frame shows the state when it is rendered, so it may skip a version).
     while versions[-1] < 7:
-        versions.append(version_of(await ws.receive_from(timeout=5)))
+        versions.append(version_of(await ws.receive_from()))
     assert versions == sorted(versions) and versions[0] >= 1
     played = await database_sync_to_async(Hand.objects.get)(pk=hand.pk)
     assert played.turn == 0 and played.version >= 7
@@ -183,9 +183,9 @@ async def test_it_closes_quietly_when_its_table_is_deleted(
     ws = await table_socket(players.table_id, players.cookies[1])
     await database_sync_to_async(Table.objects.filter(pk=players.table_id).delete)()
     await ws.send_json_to({"type": "refresh"})
-    closed = await ws.receive_output(timeout=5)
+    closed = await ws.receive_output()
     while closed["type"] != "websocket.close":
-        closed = await ws.receive_output(timeout=5)
+        closed = await ws.receive_output()
     assert closed["code"] == 4404
 
 

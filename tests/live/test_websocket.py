@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 
 from games.actions import LOBBY_GROUP
 from okeysite.asgi import application
-from tests.sockets import cookie_for
+from tests.sockets import Communicator, cookie_for
 from tests.users import make_user
 
 # The auth middleware reads the session through database_sync_to_async, in another thread.
@@ -22,13 +22,13 @@ def lobby(origin: bytes, cookie: str = "") -> WebsocketCommunicator:
     headers = [(b"origin", origin), (b"host", b"localhost:8000")]
     if cookie:
         headers.append((b"cookie", cookie.encode()))
-    return WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    return Communicator(application, "/ws/lobby/", headers=headers)
 
 
 @pytest.fixture
 async def guest_socket() -> AsyncIterator[WebsocketCommunicator]:
     communicator = lobby(ALLOWED_ORIGIN)
-    connected, _ = await communicator.connect(timeout=5)
+    connected, _ = await communicator.connect()
     assert connected
     try:
         yield communicator
@@ -45,7 +45,7 @@ def ayse_cookie(transactional_db: None) -> str:
 async def test_it_accepts_a_socket_from_an_allowed_origin(
     guest_socket: WebsocketCommunicator,
 ) -> None:
-    html = await guest_socket.receive_from(timeout=5)
+    html = await guest_socket.receive_from()
 
     assert 'id="lobby-status"' in html
     assert "as a guest" in html
@@ -54,7 +54,7 @@ async def test_it_accepts_a_socket_from_an_allowed_origin(
 async def test_it_refuses_a_socket_from_a_foreign_origin() -> None:
     communicator = lobby(b"http://evil.example.test")
     try:
-        connected, _ = await communicator.connect(timeout=5)
+        connected, _ = await communicator.connect()
         assert not connected
     finally:
         await communicator.disconnect()
@@ -74,7 +74,7 @@ async def test_it_refuses_a_socket_from_another_port_or_scheme_of_an_allowed_hos
 ) -> None:
     communicator = lobby(origin)
     try:
-        connected, _ = await communicator.connect(timeout=5)
+        connected, _ = await communicator.connect()
         assert not connected
     finally:
         await communicator.disconnect()
@@ -85,7 +85,7 @@ async def test_a_trusted_origin_and_a_tls_proxys_scheme_are_accepted(settings: A
     settings.CSRF_TRUSTED_ORIGINS = ["http://127.0.0.1:9000"]
     communicator = lobby(b"http://127.0.0.1:9000")
     try:
-        assert (await communicator.connect(timeout=5))[0]
+        assert (await communicator.connect())[0]
     finally:
         await communicator.disconnect()
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
@@ -94,9 +94,9 @@ async def test_a_trusted_origin_and_a_tls_proxys_scheme_are_accepted(settings: A
         (b"host", b"localhost"),
         (b"x-forwarded-proto", b"https"),
     ]
-    communicator = WebsocketCommunicator(application, "/ws/lobby/", headers=headers)
+    communicator = Communicator(application, "/ws/lobby/", headers=headers)
     try:
-        assert (await communicator.connect(timeout=5))[0]
+        assert (await communicator.connect())[0]
     finally:
         await communicator.disconnect()
 
@@ -104,9 +104,9 @@ async def test_a_trusted_origin_and_a_tls_proxys_scheme_are_accepted(settings: A
 async def test_it_knows_the_signed_in_player(ayse_cookie: str) -> None:
     communicator = lobby(ALLOWED_ORIGIN, ayse_cookie)
     try:
-        connected, _ = await communicator.connect(timeout=5)
+        connected, _ = await communicator.connect()
         assert connected
-        html = await communicator.receive_from(timeout=5)
+        html = await communicator.receive_from()
         assert "as ayse" in html
     finally:
         await communicator.disconnect()
@@ -115,12 +115,12 @@ async def test_it_knows_the_signed_in_player(ayse_cookie: str) -> None:
 async def test_it_forwards_lobby_broadcasts_through_the_channel_layer(
     guest_socket: WebsocketCommunicator,
 ) -> None:
-    await guest_socket.receive_from(timeout=5)  # the greeting
+    await guest_socket.receive_from()  # the greeting
     fragment = '<p id="lobby-news">A table opened</p>'
 
     await get_channel_layer().group_send(LOBBY_GROUP, {"type": "lobby.html", "html": fragment})
 
-    assert await guest_socket.receive_from(timeout=5) == fragment
+    assert await guest_socket.receive_from() == fragment
 
 
 @pytest.mark.slow
@@ -131,7 +131,7 @@ async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
     at most one render per ``refresh_seconds``, the last request answered after the window."""
     from games.live.lobby_socket import LobbyConsumer
 
-    await guest_socket.receive_from(timeout=5)
+    await guest_socket.receive_from()
     renders = []
     render = LobbyConsumer._render
 
@@ -145,6 +145,6 @@ async def test_a_burst_of_refresh_requests_costs_one_render_a_second(
         await guest_socket.send_to(text_data='{"type": "refresh"}')
     frames = []
     while not await guest_socket.receive_nothing(timeout=0.8):
-        frames.append(await guest_socket.receive_from(timeout=5))
+        frames.append(await guest_socket.receive_from())
     assert 1 <= len(renders) <= 3, len(renders)
     assert 1 <= len(frames) <= 3 and 'id="lobby-tables"' in frames[-1]

@@ -186,7 +186,7 @@ async def test_the_socket_opens_with_one_tap_and_keeps_the_marks_fresh(
     hand_id = assisted_table.hand.pk
     opener = await table_socket(table_id, cookies[0], first_frame=False)
     feeder = await table_socket(table_id, cookies[1])
-    first = await opener.receive_from(timeout=5)
+    first = await opener.receive_from()
     await drain(opener)
     await drain(feeder)
     suggested = attr(first, 'data-action="open-suggested"', "data-open")
@@ -222,7 +222,7 @@ async def test_an_unassisted_socket_sends_no_help(
     ws = await table_socket(
         unassisted_table.table_id, unassisted_table.cookies[0], first_frame=False
     )
-    frame = await ws.receive_from(timeout=5)
+    frame = await ws.receive_from()
     await ws.disconnect()
     assert 'id="rack-area"' in frame
     for mark in HELP:

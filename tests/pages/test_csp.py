@@ -281,9 +281,9 @@ async def test_the_table_sockets_frames_need_no_inline_code(
     table_id, users, hand_id = players.table_id, players.users, players.hand.pk
     frames: list[str] = []
     seat = await table_socket(table_id, players.cookies[1], first_frame=False)
-    frames.append(await seat.receive_from(timeout=5))
+    frames.append(await seat.receive_from())
     spectator = await table_socket(table_id, first_frame=False)
-    frames.append(await spectator.receive_from(timeout=5))
+    frames.append(await spectator.receive_from())
 
     def more() -> None:
         match = Match.objects.get(table_id=table_id)

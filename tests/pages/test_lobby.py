@@ -34,7 +34,7 @@ from games.errors import GameError
 from games.models import Hand, LobbyPresence, Match, Participant, Presence, Seat, Table
 from tests.markup import Node, form_values, parse
 from tests.play import play_match_with_bots, seed_of
-from tests.sockets import QueryCounter, cookie_for, lobby_sockets
+from tests.sockets import PATIENCE, QueryCounter, cookie_for, lobby_sockets
 from tests.users import SignedIn, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
@@ -1144,22 +1144,21 @@ def test_the_demo_data_loads_and_keeps_the_one_live_table_rule(
 async def frame_where(ws: WebsocketCommunicator, wanted: Callable[[Node], bool]) -> Node:
     """The next frame that satisfies ``wanted`` (earlier ones are skipped)."""
     seen = []
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + 5
-    while loop.time() < deadline:
-        if await ws.receive_nothing(timeout=0.05, interval=0.01):
-            continue
-        frame = parse(await ws.receive_from(timeout=1))
-        if wanted(frame):
-            return frame
-        seen.append(frame.text()[:200])
-    raise AssertionError(f"no such frame in 5 s; frames seen: {seen}")
+    try:
+        async with asyncio.timeout(PATIENCE):
+            while True:
+                frame = parse(await ws.receive_from())
+                if wanted(frame):
+                    return frame
+                seen.append(frame.text()[:200])
+    except TimeoutError:
+        raise AssertionError(f"no such frame in {PATIENCE} s; frames seen: {seen}") from None
 
 
 async def quiet(ws: WebsocketCommunicator, seconds: float = 0.6) -> list[str]:
     frames = []
     while not await ws.receive_nothing(timeout=seconds):
-        frames.append(await ws.receive_from(timeout=1))
+        frames.append(await ws.receive_from())
     return frames
 
 
@@ -1332,7 +1331,7 @@ async def test_an_idle_lobby_socket_makes_no_database_queries(host_of_an_open_ta
         # for by the client reads the database.
         with QueryCounter() as asked:
             await ws.send_to(text_data="refresh")
-            assert lobby_rows(parse(await ws.receive_from(timeout=5)))
+            assert lobby_rows(parse(await ws.receive_from()))
         assert asked.statements
 
 

@@ -356,7 +356,7 @@ async def test_the_table_socket_refuses_a_private_table_like_a_missing_one(
             answers = []
             for tid in (table_id, MISSING):
                 ws = socket(tid, cookie, query)
-                answers.append(await ws.connect(timeout=5))
+                answers.append(await ws.connect())
                 await ws.disconnect()
             assert answers[0] == answers[1] and not answers[0][0], (cookie, query, answers)
 
@@ -529,7 +529,7 @@ async def test_a_spectator_who_came_with_the_old_invite_loses_the_table(
     assert frames and version_of(frames[-1]) == version
     # And the old link opens no socket any more.
     again = socket(table_id, fan_cookie, f"invite={old}")
-    assert not (await again.connect(timeout=5))[0]
+    assert not (await again.connect())[0]
     await again.disconnect()
 
 

@@ -81,7 +81,7 @@ async def test_it_sends_sockets_no_hidden_tile(
     cookie = hand_of_the_variant.cookies[2]
     for who, may_see in [("", allowed(public)), (cookie, allowed(public, rack))]:
         ws = await table_socket(hand_of_the_variant.table_id, who, first_frame=False)
-        frame = await ws.receive_from(timeout=5)
+        frame = await ws.receive_from()
         await ws.disconnect()
         assert 'id="table-live"' in frame
         await database_sync_to_async(assert_hidden)(frame, hand, may_see)
