@@ -13,10 +13,33 @@ from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import AuthenticationForm, BaseUserCreationForm, UserCreationForm
 from django.core.exceptions import ValidationError
+from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
 from accounts import names
 from accounts.models import Profile
+
+
+class _ClaimsAName:
+    """A form that saves a name chosen under the name policy. The checks ran in ``clean``; a
+    look-alike name saved by someone else meanwhile is found here, after the save, by its
+    unique key (``accounts.names.claim``): the save is undone and the form shows the error."""
+
+    claimed_field = "username"
+    claimed: str | None = None  # the name to claim once saved (None: nothing new chosen)
+
+    def save_claiming(self) -> Any | None:
+        """Save; the saved object, or None (the form has the error) when the name was taken
+        at the same moment."""
+        try:
+            with transaction.atomic():
+                saved = self.save()  # type: ignore[attr-defined]
+                if self.claimed is not None:
+                    names.claim(getattr(saved, "user", saved), self.claimed)
+        except ValidationError as error:
+            self.add_error(self.claimed_field, error)  # type: ignore[attr-defined]
+            return None
+        return saved
 
 
 class _OptionalEmail:
@@ -34,7 +57,7 @@ class _OptionalEmail:
         username.help_text = names.USERNAME_HELP
 
 
-class SignupForm(_OptionalEmail, UserCreationForm):
+class SignupForm(_ClaimsAName, _OptionalEmail, UserCreationForm):
     """Django's sign-up form, plus an optional e-mail address (for password resets); the
     username follows the name policy (``accounts.names``)."""
 
@@ -46,10 +69,11 @@ class SignupForm(_OptionalEmail, UserCreationForm):
         username = super().clean_username()
         if username:
             names.check_username(username)
+            self.claimed = username
         return username
 
 
-class KeepAccountForm(_OptionalEmail, BaseUserCreationForm):
+class KeepAccountForm(_ClaimsAName, _OptionalEmail, BaseUserCreationForm):
     """A guest keeps their account: a name of their own, an optional e-mail address and a
     password. Bound to the guest's own user row (``instance``), so saving updates it."""
 
@@ -72,10 +96,11 @@ class KeepAccountForm(_OptionalEmail, BaseUserCreationForm):
                 self.instance.unique_error_message(model, ["username"]), code="unique"
             )
         names.check_username(username, self.instance)
+        self.claimed = username
         return username
 
 
-class ProfileForm(forms.ModelForm):
+class ProfileForm(_ClaimsAName, forms.ModelForm):
     """What the owner edits on their profile page. The display name is cleaned and follows the
     name policy (``accounts.names``)."""
 
@@ -87,6 +112,8 @@ class ProfileForm(forms.ModelForm):
         help_text=_("The name other players see (1 to 40 characters)."),
     )
     language = forms.ChoiceField(label=_("Language"), required=False)
+
+    claimed_field = "display_name"
 
     class Meta:
         model = Profile
@@ -106,6 +133,7 @@ class ProfileForm(forms.ModelForm):
         # again: the policy is for names chosen, and an older one is shown cleaned anyway.
         if name != names.shown(self.instance.display_name):
             names.check_display_name(name, getattr(self.instance, "user", None))
+            self.claimed = name
         return name
 
 

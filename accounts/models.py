@@ -65,3 +65,23 @@ def display_name(user: Any) -> str:
     if profile is not None and profile.display_name:
         return names.shown(profile.display_name) or str(user.get_username())
     return str(user.get_username())
+
+
+class NameKey(models.Model):
+    """A key of a player's username or display name (``accounts.names.keys``: what the name
+    looks like). A key belongs to one player: whether a new name looks like another's is one
+    indexed lookup, and of two look-alike names saved at the same moment only the first keeps
+    its key (``accounts.names.claim`` refuses the other). Kept in step with the names by
+    ``accounts.signals``; a key two players shared before the rule stays the first's."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="name_keys"
+    )
+    key = models.CharField(max_length=600, unique=True)
+
+    class Meta:
+        verbose_name = _("name key")
+        verbose_name_plural = _("name keys")
+
+    def __str__(self) -> str:
+        return self.key

@@ -10,7 +10,15 @@
   when reserved (``RESERVED_WORDS``, ``RESERVED_NAMES``, the guest prefix), when a display
   name mixes scripts with letters that look like another script's (the Unicode confusables
   data, through ``confusable-homoglyphs``), and when the name is, or looks like, another
-  player's username (or, case aside, their display name).
+  player's username or display name: one of its keys is theirs. So a name in one script only
+  (a player's usual script or any other) is refused exactly when it copies an existing name:
+  "МЕМО" in Cyrillic capitals is "Memo"'s copy; "Иван" copies nobody and is welcome.
+- **Keys are stored**, one row per key and player (``accounts.models.NameKey``, unique), kept
+  in step with the names whenever one is saved (``store_keys``, from ``accounts.signals``).
+  The check is then one indexed lookup (``looks_taken``), and of two look-alike names saved
+  at the same moment the unique key lets one in: the forms ``claim`` the name after saving it
+  and undo the save when another holds a key. Look-alike names from before the rule are
+  kept; the key stays the oldest account's.
 - **Look-alikes** are found by a name's ``keys``: each character that is not Latin becomes the
   first Latin look-alike the confusables data lists for it (Cyrillic "а" becomes "a", a digit
   zero "O"), a Latin letter beyond ASCII the ASCII letter it imitates ("ɑ", a small capital
@@ -32,12 +40,8 @@ import unicodedata
 from typing import Any
 
 from confusable_homoglyphs import categories, confusables
-from django.contrib.auth import get_user_model
 from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError
-from django.db.models import F, Value
-from django.db.models.expressions import Combinable
-from django.db.models.functions import Lower, Replace
 from django.utils.translation import gettext_lazy as _
 
 # Names made for guests start with this; nobody else may take one.
@@ -200,36 +204,50 @@ def keys(name: str) -> frozenset[str]:
     return frozenset({_fold(text), _fold(_lower(text))})
 
 
-def _username_key() -> Combinable:
-    """A username's key computed by the database, for the ASCII usernames: the characters a
-    username may hold that have a Latin look-alike (per the data: "0" and "1") replaced by it,
-    then lowercased."""
-    expression: Combinable = F("username")
-    for ch in USERNAME_CHARACTERS:
-        folded = _fold(ch)
-        if folded != ch.lower():
-            expression = Replace(expression, Value(ch), Value(folded))
-    return Lower(expression)
-
-
-USERNAME_KEY = _username_key()
-# A username with a character outside USERNAME_CHARACTERS: made before usernames were ASCII.
-_NOT_ASCII_USERNAME = r"[^-0-9A-Za-z@.+_]"
+def keys_of(username: str, display_name: str = "") -> frozenset[str]:
+    """The keys a player holds: those of their username and of their display name."""
+    held = keys(username)
+    return held | keys(display_name) if display_name else held
 
 
 def looks_taken(name: str, user: Any = None) -> bool:
-    """Whether ``name`` is, or looks like, another player's username (by keys), or is another
-    player's display name (case aside). ``user``: the player choosing it (not "another")."""
-    users = get_user_model().objects.all()
+    """Whether ``name`` is, or looks like, another player's username or display name: one of
+    its keys is another's (one indexed lookup). ``user``: the player choosing it."""
+    from accounts.models import NameKey
+
+    found = NameKey.objects.filter(key__in=keys(name))
     if user is not None and user.pk is not None:
-        users = users.exclude(pk=user.pk)
+        found = found.exclude(user_id=user.pk)
+    return found.exists()
+
+
+def store_keys(user_id: int, username: str, display_name: str) -> None:
+    """The player's keys made those of their names now (``accounts.signals`` calls it when a
+    name is saved). A key another player holds is left theirs: the name that wanted it was
+    saved at the same moment as theirs, after it (``claim`` refuses it then), or before the
+    rule (an older name is kept)."""
+    from accounts.models import NameKey
+
+    wanted = keys_of(username, display_name)
+    held = set(NameKey.objects.filter(user_id=user_id).values_list("key", flat=True))
+    if held - wanted:
+        NameKey.objects.filter(user_id=user_id, key__in=held - wanted).delete()
+    if wanted - held:
+        NameKey.objects.bulk_create(
+            [NameKey(user_id=user_id, key=key) for key in sorted(wanted - held)],
+            ignore_conflicts=True,
+        )
+
+
+def claim(user: Any, name: str) -> None:
+    """After ``user`` saved ``name`` (in the same transaction): raises ``ValidationError`` if
+    another player holds one of its keys, which happens when two look-alike names pass their
+    checks at the same moment (the unique key lets one of them in). The caller rolls back."""
+    from accounts.models import NameKey
+
     wanted = keys(name)
-    if users.annotate(name_key=USERNAME_KEY).filter(name_key__in=wanted).exists():
-        return True
-    old = users.filter(username__regex=_NOT_ASCII_USERNAME).values_list("username", flat=True)
-    if any(keys(username) & wanted for username in old.iterator()):
-        return True
-    return users.filter(profile__display_name__iexact=name).exists()
+    if NameKey.objects.filter(user_id=user.pk, key__in=wanted).count() < len(wanted):
+        raise ValidationError(LOOKS_TAKEN, code="taken")
 
 
 # ----------------------------------------------------------------------------- the checks

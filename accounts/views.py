@@ -49,7 +49,13 @@ def signup(request: HttpRequest) -> HttpResponse:
                     {"form": form, "next": _next_url(request, default="")},
                     status=429,
                 )
-            user = form.save()
+            user = form.save_claiming()
+            if user is None:  # a look-alike name was taken meanwhile
+                return render(
+                    request,
+                    "accounts/signup.html",
+                    {"form": form, "next": _next_url(request, default="")},
+                )
             login(request, user, backend=backends.PATH)
             return redirect(_next_url(request, default=reverse("home")))
     else:
@@ -167,11 +173,15 @@ def keep_account(request: HttpRequest) -> HttpResponse:
     user = get_user_model().objects.get(pk=request.user.pk)
     if request.method == "POST":
         form = KeepAccountForm(request.POST, instance=user)
+        kept = None
         if form.is_valid():
             with transaction.atomic():
-                user = form.save()
-                profile.is_guest = False
-                profile.save(update_fields=["is_guest"])
+                kept = form.save_claiming()  # None: a look-alike name was taken meanwhile
+                if kept is not None:
+                    profile.is_guest = False
+                    profile.save(update_fields=["is_guest"])
+        if kept is not None:
+            user = kept
             update_session_auth_hash(request, user)
             context_processors.remember(request.session, user.pk, profile.display_name, False)
             messages.success(

@@ -97,8 +97,8 @@ def profile(request: HttpRequest, username: str) -> HttpResponse:
     if owner:
         if request.method == "POST":
             form = ProfileForm(request.POST, instance=own)
-            if form.is_valid():
-                saved = form.save()
+            saved = form.save_claiming() if form.is_valid() else None
+            if saved is not None:
                 language.remember(request.session, form.cleaned_data["language"])
                 context_processors.remember(
                     request.session, person.pk, saved.display_name, saved.is_guest

@@ -5,16 +5,21 @@ is set (sign-up, "Keep this account", the profile, the admin) and how a stored n
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db import connection, connections
+from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
 
-from accounts.models import Profile, display_name
+from accounts import names
+from accounts.models import NameKey, Profile, display_name
 from games import actions, chat
 from games.models import ChatMessage
+from tests.live_daphne import fail_or_skip
 from tests.play import user_table
 from tests.users import PASSWORD, SignedIn, client_for, make_user
 
@@ -235,6 +240,112 @@ def test_sign_up_refuses_look_alike_and_reserved_usernames(username: str, error:
     response = sign_up(username)
     assert error in errors(response, "username")
     assert User.objects.count() == 3
+
+
+# Cyrillic capitals only (М Е М О): a copy of the display name "Memo" in another script.
+CYRILLIC_MEMO = "\u041c\u0415\u041c\u041e"
+
+
+def test_a_display_name_may_not_copy_another_display_name_in_another_script() -> None:
+    make_user("mehmet", display_name="Memo")
+    user = make_user("elif", display_name="Elif")
+    response = set_display_name(user, CYRILLIC_MEMO)
+    assert response.context["form"].has_error("display_name", "taken")
+    assert stored_display_name(user) == "Elif"
+
+
+def test_a_username_may_not_look_like_another_players_display_name() -> None:
+    make_user("mehmet", display_name="Memo")
+    response = sign_up("mem0")  # a digit zero for the O
+    assert "too like" in errors(response, "username")
+    assert not User.objects.filter(username="mem0").exists()
+
+
+def test_a_name_given_up_or_an_account_deleted_frees_its_look_alikes() -> None:
+    mehmet = make_user("mehmet", display_name="Memo")
+    user = make_user("elif", display_name="Elif")
+    assert set_display_name(mehmet, "Mehmet").status_code == 302
+    assert set_display_name(user, CYRILLIC_MEMO).status_code == 302
+    assert stored_display_name(user) == CYRILLIC_MEMO
+    mehmet.delete()
+    assert sign_up("mehmet").status_code == 302
+
+
+def test_whether_a_name_looks_taken_is_one_indexed_lookup_however_many_players(
+    django_assert_num_queries: Any,
+) -> None:
+    for n in range(60):
+        make_user(f"player{n}", display_name=f"Oyuncu {n}")
+    with django_assert_num_queries(1):
+        assert names.looks_taken("0yuncu 7")  # a zero for the O
+    with django_assert_num_queries(1):
+        assert not names.looks_taken("Oyuncu 70")
+
+
+@pytest.mark.django_db(transaction=True)
+def test_look_alike_sign_ups_at_the_same_moment_let_one_in_on_postgresql(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two people sign up as "olga" and "0lga" at once, each in its own thread and database
+    connection: both pass the checks before either is saved (a barrier holds them there), and
+    the unique key lets exactly one of them in; the other is told the name is taken."""
+    if connection.vendor != "postgresql":
+        fail_or_skip(
+            "POSTGRESQL TEST: two sign-ups at once need two writers (SQLite has one). "
+            "Run with e.g. DATABASE_URL=postgres://postgres@127.0.0.1:5432/okey."
+        )
+    barrier = threading.Barrier(2)
+    checked = names.looks_taken
+
+    def looks_taken_then_wait(name: str, user: Any = None) -> bool:
+        taken = checked(name, user)
+        barrier.wait(timeout=30)  # both checked: neither name saved yet
+        return taken
+
+    monkeypatch.setattr(names, "looks_taken", looks_taken_then_wait)
+    answers: dict[str, Any] = {}
+
+    def sign_up_as(username: str, address: str) -> None:
+        try:
+            answers[username] = sign_up(username, address)
+        except Exception as exc:  # pragma: no cover - reported by the asserts below
+            answers[username] = exc
+        finally:
+            connections.close_all()
+
+    threads = [
+        threading.Thread(target=sign_up_as, args=("olga", "10.0.0.1")),
+        threading.Thread(target=sign_up_as, args=("0lga", "10.0.0.2")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    codes = sorted(getattr(answers[name], "status_code", answers[name]) for name in answers)
+    assert codes == [200, 302], answers
+    refused = next(name for name in answers if answers[name].status_code == 200)
+    assert answers[refused].context["form"].has_error("username", "taken")
+    assert list(User.objects.values_list("username", flat=True)) == [
+        next(name for name in answers if name != refused)
+    ]
+    assert NameKey.objects.filter(key="olga").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_migration_gives_each_players_keys_and_a_shared_one_to_the_oldest_account() -> None:
+    before, latest = ("accounts", "0003_play_options"), ("accounts", "0004_name_keys")
+    executor = MigrationExecutor(connection)
+    executor.migrate([before])
+    old = executor.loader.project_state([before]).apps
+    OldUser, OldProfile = old.get_model("auth", "User"), old.get_model("accounts", "Profile")
+    olga = OldUser.objects.create(username="olga")
+    zero = OldUser.objects.create(username="0lga")  # a look-alike from before the rule
+    OldProfile.objects.create(user_id=zero.pk, display_name="Sıfır")
+    MigrationExecutor(connection).migrate([latest])
+    assert dict(NameKey.objects.values_list("key", "user_id")) == {
+        "olga": olga.pk,
+        "sıfır": zero.pk,
+    }
 
 
 def test_the_sign_up_form_says_which_letters_a_username_may_have() -> None:
