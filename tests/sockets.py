@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from asgiref.testing import ApplicationCommunicator
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.test import Client
@@ -35,7 +36,17 @@ PATIENCE = 60.0
 
 class Communicator(WebsocketCommunicator):
     """channels' test communicator with :data:`PATIENCE` as every wait's default (its own is
-    one second), so that a test names a timeout only where the time is what it checks."""
+    one second), so that a test names a timeout only where the time is what it checks; and
+    with the server's database connections closed after each call in a thread, as in daphne.
+    channels' communicator turns that off while it runs the application (for tests inside a
+    transaction), and then every thread that read kept its connection: on PostgreSQL the
+    process's pool ran dry after a few dozen socket tests ("couldn't get a connection")."""
+
+    async def send_input(self, message: Any) -> Any:
+        return await ApplicationCommunicator.send_input(self, message)
+
+    async def receive_output(self, timeout: float = PATIENCE) -> Any:
+        return await ApplicationCommunicator.receive_output(self, timeout)
 
     async def connect(self, timeout: float = PATIENCE) -> Any:
         return await super().connect(timeout)
@@ -45,9 +56,6 @@ class Communicator(WebsocketCommunicator):
 
     async def receive_json_from(self, timeout: float = PATIENCE) -> Any:
         return await super().receive_json_from(timeout)
-
-    async def receive_output(self, timeout: float = PATIENCE) -> Any:
-        return await super().receive_output(timeout)
 
     async def disconnect(self, code: int = 1000, timeout: float = PATIENCE) -> None:
         await super().disconnect(code, timeout)
