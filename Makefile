@@ -55,14 +55,13 @@ serve: install
 # tests come first (tests/conftest.py, LONG_FIRST), so no long test holds the run up at its
 # end. TEST_WORKERS=0 runs it serially in one process.
 TEST_WORKERS ?= $(shell echo $$(( $$(nproc 2>/dev/null || echo 1) + 1 )))
+# mypy --strict checks the pure Python: the engine, a tournament's seating and standings.
+TYPED := games/engine tournaments/seating.py tournaments/standings.py
 test: install-dev chromium
 	$(PY) -m ruff check .
 	$(PY) -m ruff format --check .
 	$(BIN)/lint-imports
-	@if [ -d games/engine ]; then \
-		echo "$(PY) -m mypy --strict games/engine"; \
-		$(PY) -m mypy --strict games/engine; \
-	fi
+	$(PY) -m mypy --strict $(TYPED)
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist load --maxschedchunk 1
 
 # The edit-test loop: ruff and the tests that need no browser and no server process and take

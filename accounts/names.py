@@ -40,6 +40,7 @@ import unicodedata
 from typing import Any
 
 from confusable_homoglyphs import categories, confusables
+from django.apps import apps
 from django.contrib.auth.validators import ASCIIUsernameValidator
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
@@ -204,6 +205,12 @@ def keys(name: str) -> frozenset[str]:
     return frozenset({_fold(text), _fold(_lower(text))})
 
 
+def _name_keys() -> Any:
+    """The ``NameKey`` model (accounts.models imports this module: asked of the app registry,
+    not imported)."""
+    return apps.get_model("accounts", "NameKey")
+
+
 def keys_of(username: str, display_name: str = "") -> frozenset[str]:
     """The keys a player holds: those of their username and of their display name."""
     held = keys(username)
@@ -213,8 +220,7 @@ def keys_of(username: str, display_name: str = "") -> frozenset[str]:
 def looks_taken(name: str, user: Any = None) -> bool:
     """Whether ``name`` is, or looks like, another player's username or display name: one of
     its keys is another's (one indexed lookup). ``user``: the player choosing it."""
-    from accounts.models import NameKey
-
+    NameKey = _name_keys()
     found = NameKey.objects.filter(key__in=keys(name))
     if user is not None and user.pk is not None:
         found = found.exclude(user_id=user.pk)
@@ -226,8 +232,7 @@ def store_keys(user_id: int, username: str, display_name: str) -> None:
     name is saved). A key another player holds is left theirs: the name that wanted it was
     saved at the same moment as theirs, after it (``claim`` refuses it then), or before the
     rule (an older name is kept)."""
-    from accounts.models import NameKey
-
+    NameKey = _name_keys()
     wanted = keys_of(username, display_name)
     held = set(NameKey.objects.filter(user_id=user_id).values_list("key", flat=True))
     if held - wanted:
@@ -243,8 +248,7 @@ def claim(user: Any, name: str) -> None:
     """After ``user`` saved ``name`` (in the same transaction): raises ``ValidationError`` if
     another player holds one of its keys, which happens when two look-alike names pass their
     checks at the same moment (the unique key lets one of them in). The caller rolls back."""
-    from accounts.models import NameKey
-
+    NameKey = _name_keys()
     wanted = keys(name)
     if NameKey.objects.filter(user_id=user.pk, key__in=wanted).count() < len(wanted):
         raise ValidationError(LOOKS_TAKEN, code="taken")
