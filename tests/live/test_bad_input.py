@@ -9,6 +9,7 @@ with a generic refusal, and if a socket dies its presence goes with it."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -32,7 +33,7 @@ from games.live.table_socket import TableConsumer
 from games.models import ChatMessage, Hand, Match, Presence, Watcher
 from tests.live_daphne import serve_command_lines
 from tests.play import seed_of, user_table
-from tests.sockets import Players, TableSockets, drain, lobby_sockets, socket
+from tests.sockets import PATIENCE, Players, TableSockets, drain, lobby_sockets, socket
 from tests.users import SignedIn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -256,9 +257,9 @@ async def test_a_socket_that_dies_takes_its_presence_and_group_with_it(
     await layer.group_send(
         actions.table_group(table_id), {"type": "table.changed", "table": table_id}
     )
-    for dying in (ws, spectator):
+    for dying in (ws, spectator):  # each consumer's task ends with the handler's error
         with pytest.raises(RuntimeError):
-            await dying.receive_output()
+            await asyncio.wait_for(dying.future, PATIENCE)
     assert await database_sync_to_async(Presence.objects.count)() == 0
     assert await database_sync_to_async(Watcher.objects.count)() == 0
     assert await group_size(layer, actions.table_group(table_id)) == 0
