@@ -315,6 +315,23 @@ def check_staff(user: Any, what: str) -> None:
         raise NotAllowed("staff_only", f"only staff may {what}")
 
 
+# ----------------------------------------------------------------------------- events
+# The group whose members run tournaments and leagues from the site (staff may too).
+ORGANISERS = "organisers"
+
+
+def is_organiser(user: Any) -> bool:
+    """Staff, or a user in the "organisers" group."""
+    if _is_staff(user):
+        return True
+    return bool(_user_id(user)) and user.groups.filter(name=ORGANISERS).exists()
+
+
+def check_organiser(user: Any, what: str) -> None:
+    if not is_organiser(user):
+        raise NotAllowed("organisers_only", f"only organisers may {what}")
+
+
 # ----------------------------------------------------------------------------- moves
 @dataclass(frozen=True)
 class Actor:

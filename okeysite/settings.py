@@ -108,6 +108,7 @@ INSTALLED_APPS = [
     "template_partials",
     "games",
     "leagues",
+    "tournaments",
     "accounts",
     "django.contrib.admin",
     "django.contrib.auth",

@@ -15,7 +15,7 @@ from games.live.lobby_socket import LobbyConsumer
 from games.live.table_socket import TableConsumer
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("games", "accounts", "leagues", "okeysite")
+PACKAGES = ("games", "accounts", "leagues", "tournaments", "okeysite")
 
 # The imports that stay inside a function, and why.
 LATE_IMPORTS = {

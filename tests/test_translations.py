@@ -170,7 +170,16 @@ def test_every_string_of_the_table_script_is_in_its_catalogue() -> None:
 
 # Where the site's strings are: what `make messages` reads (its MESSAGES_IGNORE leaves out the
 # rest of the checkout).
-SOURCES = ["manage.py", "okeysite", "games", "accounts", "leagues", "templates", "static/js"]
+SOURCES = [
+    "manage.py",
+    "okeysite",
+    "games",
+    "accounts",
+    "leagues",
+    "tournaments",
+    "templates",
+    "static/js",
+]
 
 
 def _fresh_catalogues(tmp_path: Path) -> Path:
