@@ -265,6 +265,37 @@ def django_db_modify_db_settings(
         test["NAME"] = str(tmp_path_factory.mktemp("db") / "test.sqlite3")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _flush_tries_again_after_a_deadlock() -> Iterator[None]:
+    """A transactional test's database is emptied (TRUNCATE) while a test daphne may still be
+    finishing a request of that test (a page's socket closing writes its presence): on
+    PostgreSQL the two can deadlock, and the server then fails one of them, sometimes the
+    flush. The flush runs in one transaction, rolled back whole; it is tried again."""
+    from django.core.management.base import CommandError
+    from django.core.management.commands import flush
+    from django.db import OperationalError
+
+    handle = flush.Command.handle
+
+    def handle_again(self: Any, *args: Any, **options: Any) -> Any:
+        for attempt in range(5):
+            try:
+                return handle(self, *args, **options)
+            except CommandError as exc:
+                deadlock = isinstance(exc.__cause__, OperationalError) and "deadlock" in str(
+                    exc.__cause__
+                )
+                if not deadlock or attempt == 4:
+                    raise
+        return None
+
+    flush.Command.handle = handle_again  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        flush.Command.handle = handle  # type: ignore[method-assign]
+
+
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup: None, django_db_blocker: Any) -> Iterator[None]:
     """pytest-django's, and on PostgreSQL every other connection to the test database ended

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection, connections
+from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.test import Client
 from django.urls import reverse
@@ -21,6 +21,7 @@ from games import actions, chat
 from games.models import ChatMessage
 from tests.live_daphne import fail_or_skip
 from tests.play import user_table
+from tests.threads import at_once
 from tests.users import PASSWORD, SignedIn, client_for, make_user
 
 from .helpers import parse
@@ -303,25 +304,9 @@ def test_look_alike_sign_ups_at_the_same_moment_let_one_in_on_postgresql(
         return taken
 
     monkeypatch.setattr(names, "looks_taken", looks_taken_then_wait)
-    answers: dict[str, Any] = {}
-
-    def sign_up_as(username: str, address: str) -> None:
-        try:
-            answers[username] = sign_up(username, address)
-        except Exception as exc:  # pragma: no cover - reported by the asserts below
-            answers[username] = exc
-        finally:
-            connections.close_all()
-
-    threads = [
-        threading.Thread(target=sign_up_as, args=("olga", "10.0.0.1")),
-        threading.Thread(target=sign_up_as, args=("0lga", "10.0.0.2")),
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    codes = sorted(getattr(answers[name], "status_code", answers[name]) for name in answers)
+    olga, zero = at_once([lambda: sign_up("olga", "10.0.0.1"), lambda: sign_up("0lga", "10.0.0.2")])
+    answers = {"olga": olga, "0lga": zero}
+    codes = sorted(getattr(answer, "status_code", answer) for answer in answers.values())
     assert codes == [200, 302], answers
     refused = next(name for name in answers if answers[name].status_code == 200)
     assert answers[refused].context["form"].has_error("username", "taken")

@@ -6,15 +6,13 @@ while. "Practice with bots" (actions.play_now) still starts at once against thre
 from __future__ import annotations
 
 import importlib
-import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.conf import settings
-from django.db import connection, connections
+from django.db import connection
 from django.db.models import Q
-from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
@@ -24,6 +22,7 @@ from games.errors import GameError
 from games.models import Abandonment, Hand, Match, Move, Participant, Seat, Table
 from tests.live_daphne import fail_or_skip
 from tests.play import bot_table, seed_of
+from tests.threads import at_once
 from tests.users import SignedIn, make_user
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
@@ -564,23 +563,12 @@ def test_eight_play_now_requests_at_once_on_postgresql_make_two_full_tables_not_
     ensure_variants()
     users = [make_user(f"racer{n}") for n in range(8)]
     clients = [signed_in(user) for user in users]
-    barrier = threading.Barrier(len(clients))
-    answers: list[Any] = []
-
-    def press(client: Client) -> None:
-        try:
-            barrier.wait(timeout=30)
-            answers.append(client.post(reverse("play_now"), {"variant": "classic"}).status_code)
-        except Exception as exc:  # pragma: no cover - reported by the assert below
-            answers.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=press, args=(c,)) for c in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=120)
+    answers = at_once(
+        [
+            lambda c=c: c.post(reverse("play_now"), {"variant": "classic"}).status_code
+            for c in clients
+        ]
+    )
 
     assert answers == [302] * 8
     tables = list(Table.objects.all())

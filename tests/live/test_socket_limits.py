@@ -9,24 +9,23 @@ import asyncio
 import contextlib
 import json
 import math
-import threading
 import time
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.db import connection, connections
+from django.db import connection
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
 from games import actions, engine, limits, protocol
 from games.catalog import ensure_variants
-from games.errors import GameError
 from games.live import server_tasks
 from games.live.lobby_socket import LobbyConsumer
 from games.live.socket_guard import socket_address
 from games.live.table_socket import CLOSE_TOO_MANY, TableConsumer
 from games.models import Participant, Presence, Watcher
+from tests import threads
 from tests.live_daphne import DaphneServer, fail_or_skip
 from tests.sockets import (
     Players,
@@ -445,27 +444,13 @@ def test_simultaneous_connects_from_one_address_cannot_all_pass_the_cap_on_postg
         )
     ensure_variants()
     table = actions.create_table(variant="duz", created_by=None, name="Crowded")
-    barrier = threading.Barrier(20)
-    answers: list[Any] = []
-
-    def connect_one(n: int) -> None:
-        try:
-            barrier.wait(timeout=30)
-            actions.watcher_opened(table.pk, None, f"burst-{n}", "198.51.100.99")
-            answers.append("in")
-        except GameError as exc:
-            answers.append(exc.code)
-        except Exception as exc:  # pragma: no cover - reported by the assert below
-            answers.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=connect_one, args=(n,)) for n in range(20)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert sorted(map(str, answers)) == sorted(
-        ["in"] * limits.SOCKETS_PER_TABLE + ["too_many_sockets"] * (20 - limits.SOCKETS_PER_TABLE)
+    answers = threads.at_once(
+        [
+            lambda n=n: actions.watcher_opened(table.pk, None, f"burst-{n}", "198.51.100.99")
+            for n in range(20)
+        ]
+    )
+    assert threads.codes(answers) == sorted(
+        ["ok"] * limits.SOCKETS_PER_TABLE + ["too_many_sockets"] * (20 - limits.SOCKETS_PER_TABLE)
     )
     assert Watcher.objects.filter(table=table).count() == limits.SOCKETS_PER_TABLE

@@ -4,19 +4,19 @@ twenty players racing for sixteen places on PostgreSQL let exactly sixteen in.""
 
 from __future__ import annotations
 
-import threading
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth.models import Group
-from django.db import connection, connections
+from django.db import connection
 from django.utils import timezone
 
 from games import policy
 from games.errors import GameError
 from leagues.models import Rating
 from tests.live_daphne import fail_or_skip
+from tests.threads import at_once, codes
 from tests.users import make_user
 from tournaments import actions
 from tournaments.models import Entry, Tournament
@@ -131,25 +131,6 @@ def test_twenty_registrations_racing_for_sixteen_places_let_sixteen_in_on_postgr
         )
     event = knockout(16)
     players = [make_user(f"racer{n}") for n in range(20)]
-    barrier = threading.Barrier(20)
-    answers: list[str] = []
-
-    def register(player: Any) -> None:
-        try:
-            barrier.wait(timeout=30)
-            actions.register(event.pk, player, "10.0.0.1")
-            answers.append("in")
-        except GameError as exc:
-            answers.append(exc.code)
-        except Exception as exc:  # pragma: no cover - reported by the assert below
-            answers.append(repr(exc))
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=register, args=(p,)) for p in players]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert sorted(answers) == ["full"] * 4 + ["in"] * 16
+    answers = at_once([lambda p=p: actions.register(event.pk, p, "10.0.0.1") for p in players])
+    assert codes(answers) == ["full"] * 4 + ["ok"] * 16
     assert Entry.objects.filter(tournament=event).count() == 16
