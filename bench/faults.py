@@ -586,17 +586,7 @@ def tiles_conserved(state: dict[str, Any]) -> bool:
     from games import engine
     from games.engine.tiles import physical_tiles
 
-    eng = engine.Hand.from_state(state)
-    tiles: Counter[int] = Counter()
-    for rack in eng.racks:
-        tiles.update(rack)
-    tiles.update(eng.pile)
-    for discards in eng.discards:
-        tiles.update(discards)
-    for meld in eng.table:
-        tiles.update(meld.tiles)
-    tiles[eng.indicator] += 1
-    return tiles == Counter(physical_tiles())
+    return engine.Hand.from_state(state).every_tile() == Counter(physical_tiles())
 
 
 def audit(acknowledged: set[str]) -> dict[str, Any]:

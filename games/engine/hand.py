@@ -1001,6 +1001,19 @@ class Hand:
             for p in self.penalties
         ]
 
+    def every_tile(self) -> Counter[int]:
+        """Every tile of the hand wherever it lies (racks, pile, discards, the table's melds,
+        the indicator): a hand always holds the whole set, ``Counter(physical_tiles())``."""
+        tiles: Counter[int] = Counter(self.pile)
+        for rack in self.racks:
+            tiles.update(rack)
+        for discards in self.discards:
+            tiles.update(discards)
+        for meld in self.table:
+            tiles.update(meld.tiles)
+        tiles[self.indicator] += 1
+        return tiles
+
     def public_view(self) -> dict[str, Any]:
         """What everyone may see (other seats, spectators): exactly :data:`PUBLIC_KEYS`.
 

@@ -23,6 +23,7 @@ from tests.play import (
     store_random_hand,
     user_table,
 )
+from tests.threads import at_once, codes
 from tests.users import make_user
 
 VARIANTS = ["classic", "duz", "okey51", "gobek17", "okey101"]
@@ -346,30 +347,12 @@ def test_it_applies_exactly_one_of_two_simultaneous_moves() -> None:
             move = {"do": "discard", "tile": engine.format_tile(eng.racks[seat][0])}
         else:
             move = {"do": "draw"}
-        barrier = threading.Barrier(2)
-        outcomes: list[str] = []
 
-        def submit(
-            move: dict[str, object] = move,
-            seat: int = seat,
-            barrier: threading.Barrier = barrier,
-            outcomes: list[str] = outcomes,
-        ) -> None:
-            try:
-                barrier.wait()
-                actions.play(hand.pk, seat, move, by=users[seat], expected_version=hand.version)
-                outcomes.append("ok")
-            except actions.GameError as exc:
-                outcomes.append(exc.code)
-            finally:
-                connections.close_all()
+        def submit(move: dict[str, object] = move, seat: int = seat) -> None:
+            actions.play(hand.pk, seat, move, by=users[seat], expected_version=hand.version)
 
-        threads = [threading.Thread(target=submit) for _ in range(2)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        assert sorted(outcomes) == ["ok", "stale_version"], (attempt, outcomes)
+        outcomes = codes(at_once([submit, submit]))
+        assert outcomes == ["ok", "stale_version"], (attempt, outcomes)
         hand.refresh_from_db()
         if hand.status != Hand.Status.PLAYING:
             break

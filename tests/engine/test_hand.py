@@ -21,19 +21,6 @@ FUZZ = bool(os.environ.get("OKEY_FUZZ"))
 VARIANTS = ["classic", "duz", "okey51", "gobek17", "okey101"]
 
 
-def all_tiles(hand: Hand) -> Counter[int]:
-    tiles: Counter[int] = Counter()
-    for rack in hand.racks:
-        tiles.update(rack)
-    tiles.update(hand.pile)
-    for pile in hand.discards:
-        tiles.update(pile)
-    for meld in hand.table:
-        tiles.update(meld.tiles)
-    tiles[hand.indicator] += 1
-    return tiles
-
-
 FULL = Counter({t: 2 for t in range(53)})
 
 
@@ -91,7 +78,7 @@ def test_it_conserves_tiles_and_replays_exactly(variant: str, seed: int) -> None
     hand = Hand.from_seed(variant, hex_seed)
     while not hand.over:
         play_random_turn(hand, rng)
-        assert all_tiles(hand) == FULL
+        assert hand.every_tile() == FULL
         # Never an invalid state: racks hold 14 between turns in closed variants,
         # at least one tile in open ones, and every table meld is still a valid meld.
         for seat, rack in enumerate(hand.racks):

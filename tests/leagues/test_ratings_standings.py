@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import datetime
 import random
-import threading
 from typing import Any
 
 import pytest
 from django.core.management import call_command
-from django.db import connections, transaction
+from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
@@ -23,6 +22,7 @@ from leagues import hooks, ratings, standings
 from leagues.models import RatedMatch, Rating, RatingChange, Season, SeasonMember, Standing
 from tests.leagues.helpers import BOT, finished_match, season, table, users
 from tests.play import play_match_with_bots, seed_of
+from tests.threads import at_once
 from tests.users import PASSWORD, SignedIn, make_user
 
 pytestmark = pytest.mark.django_db
@@ -155,23 +155,7 @@ def test_two_workers_racing_rate_a_match_once(
     m = finished_match(table(), players, [40, 30, 20, 10], [3])
     if skip_check:  # both pass the exists check: the unique constraint decides
         monkeypatch.setattr(ratings, "_already_rated", lambda pk: False)
-    barrier = threading.Barrier(2)
-    outcomes: list[Any] = []
-
-    def worker() -> None:
-        try:
-            barrier.wait(timeout=10)
-            outcomes.append(ratings.rate_match(m.pk))
-        except Exception as exc:  # pragma: no cover - reported by the assert below
-            outcomes.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    outcomes = at_once([lambda: ratings.rate_match(m.pk)] * 2)
     assert sorted(outcomes, key=str) == [False, True]
     assert RatingChange.objects.filter(match=m).count() == 4
     assert set(Rating.objects.values_list("matches", flat=True)) == {1}
@@ -369,23 +353,7 @@ def test_two_workers_racing_count_a_match_in_the_standings_once() -> None:
     players = users("w", "x", "y", "z")
     s = season(members=players)
     m = finished_match(table(season=s), players, [40, 30, 20, 10], [3])
-    barrier = threading.Barrier(2)
-    outcomes: list[Any] = []
-
-    def worker() -> None:
-        try:
-            barrier.wait(timeout=10)
-            outcomes.append(hooks.match_over(m.pk) or standings.count_match(m.pk))
-        except Exception as exc:  # pragma: no cover - reported by the assert below
-            outcomes.append(exc)
-        finally:
-            connections.close_all()
-
-    threads = [threading.Thread(target=worker) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    outcomes = at_once([lambda: hooks.match_over(m.pk) or standings.count_match(m.pk)] * 2)
     assert outcomes == [False, False]  # the hook counted it; the second count found it
     assert [row[2] for row in stored(s)] == [1, 1, 1, 1]
     assert stored(s) == computed(s)

@@ -98,21 +98,6 @@ def acknowledged(log: list[list[Any]]) -> set[str]:
     return acked
 
 
-def tiles_of(hand: Hand) -> Counter[int]:
-    """Every tile of the stored hand: racks, pile, discards, the table's melds, the indicator."""
-    eng = engine.Hand.from_state(hand.state)
-    tiles: Counter[int] = Counter()
-    for rack in eng.racks:
-        tiles.update(rack)
-    tiles.update(eng.pile)
-    for discards in eng.discards:
-        tiles.update(discards)
-    for meld in eng.table:
-        tiles.update(meld.tiles)
-    tiles[eng.indicator] += 1
-    return tiles
-
-
 def setup_table(seed: str) -> tuple[Table, list[Any], Hand]:
     """Two players (seats 0 and 1) and two bots (2 and 3), no move timer, a hand dealt."""
 
@@ -255,7 +240,7 @@ def test_a_killed_server_started_again_the_pages_reconnect_and_the_hand_goes_on(
     human_moves = Move.objects.filter(hand=final, seat__in=(0, 1)).count()
     assert human_moves == len(logged)
     assert audit.verify_hand(final) == []
-    assert tiles_of(final) == Counter(physical_tiles())
+    assert engine.Hand.from_state(final.state).every_tile() == Counter(physical_tiles())
     assert errors + own_server.errors() == []
 
 
