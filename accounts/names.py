@@ -82,7 +82,6 @@ RESERVED_WORDS = frozenset(
 RESERVED_NAMES = frozenset({"okey"})
 
 USERNAME_VALIDATOR = ASCIIUsernameValidator()
-USERNAME_CHARACTERS = string.ascii_letters + string.digits + "@.+-_"
 USERNAME_HELP = _(
     "Required. 150 characters or fewer: letters a–z without accents, digits and @/./+/-/_ "
     "only. The display name on your profile may use any letters."
