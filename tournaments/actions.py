@@ -8,17 +8,22 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.db import transaction
+from django.db.models import Exists, Max, OuterRef
 from django.utils import timezone
 
 from accounts.models import Profile
 from accounts.names import clean_name
 from games import engine, policy
 from games.errors import GameError
-from games.models import Variant
+from games.models import Abandonment, Match, Participant, Variant
 from leagues.models import Rating
-from tournaments.models import KNOCKOUT_SIZES, SWISS_MOST, SWISS_ROUNDS, Entry, Tournament
+from tournaments.models import KNOCKOUT_SIZES, SWISS_MOST, SWISS_ROUNDS, Entry, NoShow, Tournament
 
 TABLE = 4
+# A player who did not take their seat may not register for a while: a day after the first
+# no-show since their last match played to its end, twice that after the next, up to a month.
+NO_SHOW_WAIT = timedelta(hours=24)
+NO_SHOW_WAIT_MOST = timedelta(days=30)
 
 
 def create(
@@ -88,16 +93,19 @@ def create(
     )
 
 
-def register(tournament_id: int, user: Any, address: str = "") -> Entry:
+def register(tournament_id: int, user: Any, address: str = "", invite: str | None = None) -> Entry:
     """``user`` enters the tournament, if it is registering, has a place left and they meet
-    its conditions (a rated event: an account of their own; its rated matches played in the
-    variant; its account age). Raises ``GameError``."""
+    its conditions (an invite-only event: its invitation; a rated event: an account of their
+    own; its rated matches played in the variant; its account age; no recent no-show). Raises
+    ``GameError``."""
     if not policy.viewer_id(user):
         raise GameError("sign_in", "sign in to register")
     with transaction.atomic():
         tournament = Tournament.objects.select_for_update().get(pk=tournament_id)
         if tournament.state != Tournament.State.REGISTERING:
             raise GameError("not_registering", "the tournament is not taking entries")
+        if not tournament.public and invite != tournament.invite_token:
+            raise GameError("invite_only", "this tournament is by invitation")
         entry = Entry.objects.filter(tournament=tournament, user_id=user.pk).first()
         if entry is not None and entry.withdrawn_at is None:
             raise GameError("registered", "you are registered already")
@@ -122,6 +130,14 @@ def check_conditions(tournament: Tournament, user: Any) -> None:
             raise GameError(
                 "too_new", f"entry needs an account {tournament.min_account_days} days old"
             )
+    until = barred_until(user.pk)
+    if until is not None:
+        hours = max(1, round((until - timezone.now()).total_seconds() / 3600))
+        raise GameError(
+            "no_show_wait",
+            f"you missed your seat in a tournament: you may register again in {hours} h",
+            until.isoformat(),
+        )
     if tournament.min_rated_matches:
         rating = Rating.objects.filter(user_id=user.pk, variant_id=tournament.variant_id).first()
         if (rating.matches if rating else 0) < tournament.min_rated_matches:
@@ -129,6 +145,28 @@ def check_conditions(tournament: Tournament, user: Any) -> None:
                 "too_few_matches",
                 f"entry needs {tournament.min_rated_matches} rated matches of this variant",
             )
+
+
+def barred_until(user_id: int, now: datetime | None = None) -> datetime | None:
+    """Until when a player who missed seats may not register (None: they may): each no-show
+    since their last match played to its end doubles the wait (``NO_SHOW_WAIT`` for the
+    first, ``NO_SHOW_WAIT_MOST`` at the most), counted from the last no-show."""
+    now = now or timezone.now()
+    left = Abandonment.objects.filter(user_id=user_id, match_id=OuterRef("hand__match_id"))
+    played = (
+        Participant.objects.filter(user_id=user_id, hand__match__status=Match.Status.FINISHED)
+        .filter(~Exists(left))
+        .aggregate(last=Max("hand__match__finished_at"))["last"]
+    )
+    missed = NoShow.objects.filter(user_id=user_id)
+    if played is not None:
+        missed = missed.filter(at__gt=played)
+    times = list(missed.order_by("-at").values_list("at", flat=True)[:8])
+    if not times:
+        return None
+    wait = min(NO_SHOW_WAIT * 2 ** (len(times) - 1), NO_SHOW_WAIT_MOST)
+    until: datetime = times[0] + wait
+    return until if until > now else None
 
 
 def withdraw(tournament_id: int, user: Any) -> None:

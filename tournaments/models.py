@@ -87,3 +87,21 @@ class Entry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} in {self.tournament_id}"
+
+
+class NoShow(models.Model):
+    """A registered player who did not take their seat in a round's ready window: a bot played
+    for them. Each keeps them out of registering for a while (``tournaments.actions``:
+    24 hours, doubling with each one since their last match played to its end, up to 30 days)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="+")
+    at = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("no-show")
+        verbose_name_plural = _("no-shows")
+        indexes = [models.Index(fields=["user", "at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} missed {self.tournament_id}"

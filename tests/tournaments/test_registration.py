@@ -15,11 +15,12 @@ from django.utils import timezone
 from games import policy
 from games.errors import GameError
 from leagues.models import Rating
+from tests.leagues.helpers import BOT, finished_match, table
 from tests.live_daphne import fail_or_skip
 from tests.threads import at_once, codes
 from tests.users import make_user
 from tournaments import actions
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, NoShow, Tournament
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("variants")]
 
@@ -134,3 +135,33 @@ def test_twenty_registrations_racing_for_sixteen_places_let_sixteen_in_on_postgr
     answers = at_once([lambda p=p: actions.register(event.pk, p, "10.0.0.1") for p in players])
     assert codes(answers) == ["full"] * 4 + ["ok"] * 16
     assert Entry.objects.filter(tournament=event).count() == 16
+
+
+def test_an_invite_only_tournament_takes_those_with_its_invitation() -> None:
+    private = knockout(4, public=False)
+    refused("invite_only", actions.register, private.pk, make_user("ali"))
+    refused("invite_only", actions.register, private.pk, make_user("veli"), invite="guess")
+    entry = actions.register(private.pk, make_user("can"), invite=private.invite_token)
+    assert entry.tournament_id == private.pk
+
+
+def test_a_no_show_waits_a_day_then_twice_as_long_until_a_match_is_played_to_its_end() -> None:
+    player = make_user("kacak")
+    event = knockout(8)
+    now = timezone.now()
+    NoShow.objects.create(user=player, tournament=event, at=now - timedelta(hours=23))
+    error = refused("no_show_wait", actions.register, event.pk, player)
+    assert "1 h" in error.message  # a day from the no-show, 23 hours ago
+    NoShow.objects.filter(user=player).update(at=now - timedelta(hours=25))
+    assert actions.barred_until(player.pk) is None  # the day is over
+    NoShow.objects.create(user=player, tournament=event, at=now - timedelta(hours=25))
+    until = actions.barred_until(player.pk)
+    assert until is not None and abs(until - (now + timedelta(hours=23))) < timedelta(minutes=1)
+    for _ in range(8):  # many: a month at the most
+        NoShow.objects.create(user=player, tournament=event, at=now)
+    until = actions.barred_until(player.pk)
+    assert until is not None and abs(until - (now + timedelta(days=30))) < timedelta(minutes=1)
+    # A match played to its end since clears them.
+    finished_match(table("duz"), [player, BOT, BOT, BOT], [0, 0, 0, 0], [0])
+    assert actions.barred_until(player.pk) is None
+    assert actions.register(event.pk, player).user_id == player.pk
