@@ -2,7 +2,7 @@
 
 from django.contrib import admin
 
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, NoShow, Tournament
 
 
 class EntryInline(admin.TabularInline):
@@ -19,3 +19,11 @@ class TournamentAdmin(admin.ModelAdmin):
     list_filter = ("format", "state", "variant")
     search_fields = ("name",)
     inlines = [EntryInline]
+
+
+@admin.register(NoShow)
+class NoShowAdmin(admin.ModelAdmin):
+    """Staff may delete a no-show recorded in error (the player then registers at once)."""
+
+    list_display = ("user", "tournament", "at")
+    raw_id_fields = ("user", "tournament")
