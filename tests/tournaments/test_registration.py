@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Group
 from django.db import connection
+from django.urls import reverse
 from django.utils import timezone
 
 from games import policy
@@ -18,7 +19,7 @@ from leagues.models import Rating
 from tests.leagues.helpers import BOT, finished_match, table
 from tests.live_daphne import fail_or_skip
 from tests.threads import at_once, codes
-from tests.users import make_user
+from tests.users import SignedIn, make_user
 from tournaments import actions
 from tournaments.models import Entry, NoShow, Tournament
 
@@ -165,3 +166,24 @@ def test_a_no_show_waits_a_day_then_twice_as_long_until_a_match_is_played_to_its
     finished_match(table("duz"), [player, BOT, BOT, BOT], [0, 0, 0, 0], [0])
     assert actions.barred_until(player.pk) is None
     assert actions.register(event.pk, player).user_id == player.pk
+
+
+def test_staff_see_tournaments_their_entries_and_no_shows_in_the_admin(
+    signed_in: SignedIn,
+) -> None:
+    event = knockout(4)
+    player = make_user("ali")
+    actions.register(event.pk, player)
+    NoShow.objects.create(user=player, tournament=event, at=timezone.now())
+    staff = signed_in(make_user("boss", superuser=True))
+    for url in (
+        reverse("admin:tournaments_tournament_changelist"),
+        reverse("admin:tournaments_tournament_change", args=[event.pk]),
+        reverse("admin:tournaments_noshow_changelist"),
+    ):
+        page = staff.get(url)
+        assert page.status_code == 200, url
+    assert (
+        "Friday sit-and-go"
+        in staff.get(reverse("admin:tournaments_tournament_changelist")).content.decode()
+    )
