@@ -168,9 +168,32 @@
     return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
   }
 
+  // The drag handlers of lists a frame replaced. Taking one down ends the drag in progress
+  // (SortableJS drops the tile in hand, whichever list it came from), so they are taken down
+  // once no tile is held; until then they sit on elements no longer on the page. A list
+  // still on the page gets new handlers at once, and its old ones must go first.
+  var retired = [];
+  var retiring = false;
+  function retire(sortables) {
+    sortables.forEach(function (s) {
+      if (s.el && s.el.isConnected) s.destroy();
+      else retired.push(s);
+    });
+    if (!retiring) takeDownRetired();
+  }
+  function takeDownRetired() {
+    retiring = typeof Sortable !== "undefined" && Boolean(Sortable.dragged);
+    if (retiring) {
+      setTimeout(takeDownRetired, 250);
+      return;
+    }
+    retired.forEach(function (s) { s.destroy(); });
+    retired = [];
+  }
+
   function setupRack() {
     markFeedable();
-    rackSortables.forEach(function (s) { s.destroy(); });
+    retire(rackSortables);
     rackSortables = [];
     var area = rackArea();
     if (!area || typeof Sortable === "undefined") return;
@@ -231,7 +254,7 @@
 
   function setupDropSpots() {
     markFeedable();
-    spotSortables.forEach(function (s) { s.destroy(); });
+    retire(spotSortables);
     spotSortables = [];
     if (typeof Sortable === "undefined") return;
     // The discard the viewer may take: its top tile may be dragged onto the stand.

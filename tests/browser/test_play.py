@@ -7,8 +7,11 @@ and the page's scoreboard and revealed racks are checked against the engine's.""
 
 from __future__ import annotations
 
+import json
 import random
 import time
+import urllib.parse
+import urllib.request
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -23,6 +26,7 @@ from games.models import Hand, Move, Participant, Table
 from tests import ui
 from tests.live_daphne import DaphneServer, in_thread
 from tests.play import rack_of_rows, seed_of, user_table
+from tests.sockets import cookie_for
 from tests.users import make_user
 
 
@@ -426,6 +430,53 @@ def test_another_seats_move_leaves_the_rack_being_arranged_alone(
     assert page.okey_errors == []
 
 
+def test_a_tile_in_hand_when_another_seats_move_arrives_stays_in_hand(
+    daphne_live_server: DaphneServer, chromium: Any
+) -> None:
+    """The player has pressed a tile to drag it when another seat's move redraws the table (its
+    discard and finish spots with it): the tile stays in hand, and the drag goes on. Making the
+    spots' drag handlers again used to drop it: SortableJS ends the drag in progress when any
+    of its lists is taken down, and the drag's start then failed ("cannot read cloneNode")."""
+    table, users, hand = start("duz", seed_of(7))
+    page = at_the_table(chromium, daphne_live_server, users[1], table)
+    ui.wait_for_rack_frame(page)
+    ui.settled(page)
+    ui.rack_at_rest(page)
+    page.evaluate("document.querySelector('#rack-area').scrollIntoView({block: 'center'})")
+    tile = page.locator("#rack-area .slot .tile").first
+    code = tile.get_attribute("data-tile")
+    box = tile.bounding_box()
+    assert box and code
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()  # the tile is in hand (SortableJS has it), not moved yet
+    in_hand = "() => Sortable.dragged ? Sortable.dragged.dataset.tile : null"
+    assert page.evaluate(in_hand) == code
+
+    # Seat 0 discards meanwhile, through the site's move address (a click in another page of
+    # this browser would end the drag itself, as a click in another window would).
+    discard = engine.format_tile(hand.engine_hand().racks[0][0])
+    move = {"type": "move", "hand": hand.pk, "move": {"do": "discard", "tile": discard},
+            "expected_version": 0, "client_move_id": "meanwhile"}  # fmt: skip
+    token = "t" * 32  # a CSRF secret of the test's own, as cookie and header
+    request = urllib.request.Request(
+        f"{daphne_live_server.url}/tables/{table.pk}/move/",
+        urllib.parse.urlencode({"payload": json.dumps(move)}).encode(),
+        headers={"Cookie": f"{cookie_for(users[0])}; csrftoken={token}", "X-CSRFToken": token},
+    )
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        assert answer.status == 200
+    ui.wait_version(page, 1)  # the table was drawn again while the tile is in hand
+    assert page.evaluate(in_hand) == code, "the table's new frame dropped the tile in hand"
+    page.mouse.up()
+    page.wait_for_function("() => !Sortable.dragged")
+    # Let go, the old spots' handlers go, and a drag now lands as ever.
+    before = ui.rack_layout(page)
+    source = before.index(next(t for t in before if t))
+    ui.drag_tile(page, source, 20)
+    assert ui.rack_layout(page)[20] == before[source]
+    assert page.okey_errors == []
+
+
 def test_the_sort_buttons_stand_the_rack_as_the_engine_sorts_it(
     daphne_live_server: DaphneServer, chromium: Any
 ) -> None:
@@ -743,9 +794,9 @@ def test_a_finished_practice_match_offers_practice_again(
     ui.open_table(page, daphne_live_server, table.pk)
     page.locator("[data-match-over]").wait_for()
     assert page.locator('[data-action="new-game"]').count() == 0
+    ui.settled(page)  # a frame may still redraw the screen (a click scrolls to the button)
     again = page.locator('[data-action="practice-again"]')
     assert again.inner_text() == "Practice again"
-    again.scroll_into_view_if_needed()
     with page.expect_navigation(timeout=15_000):
         again.click()
     page.wait_for_url("**/tables/*/", timeout=15_000)
